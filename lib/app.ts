@@ -1,0 +1,61 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import sensible from '@fastify/sensible'
+import { baseUrlOf } from './base-url.ts'
+import type { Catalog } from './catalog.ts'
+import type { Config } from './config.ts'
+import { clientErrorHandler, installErrorAnswers } from './errors.ts'
+import { API_HEADERS, detail, JSON_HEADERS, sendJson } from './http.ts'
+import { parseQuery } from './query.ts'
+import { ROUTED_METHODS } from './routes/endpoint.ts'
+import { objectTypeRoutes } from './routes/object-types.ts'
+import { statusRoutes } from './routes/status.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Scheme and host (or PUBLIC_URL) that absolute URLs in the answer start with. */
+    baseUrl: string
+  }
+}
+
+export interface AppOptions {
+  config: Config
+  catalog: Catalog
+  logger: FastifyBaseLogger
+}
+
+const INVALID_HOST = detail('Invalid Host header.')
+
+export async function buildApp ({ config, catalog, logger }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger,
+    // Per-request logs cost about half the throughput, so they are opt-in.
+    logController: new LogController({ disableRequestLogging: !config.accessLog }),
+    trustProxy: config.trustProxy ?? false,
+    clientErrorHandler,
+    routerOptions: {
+      // The reference's reading of a query string; the fragment is never part of it.
+      querystringParser: (query) => parseQuery(query.split('#', 1)[0]!) as never,
+    },
+  })
+  // The API is read-only and never reads a body: declaring every method bodyless keeps
+  // Fastify from parsing one (so a body cannot turn a 405 into a 400 or 415).
+  for (const method of ROUTED_METHODS) app.addHttpMethod(method, { hasBody: false, overrideExisting: true })
+  await app.register(sensible)
+  installErrorAnswers(app)
+
+  const baseUrl = baseUrlOf(config)
+  app.decorateRequest('baseUrl', '')
+  app.addHook('onRequest', (request, reply, done) => {
+    const base = baseUrl(request)
+    if (base === undefined) {
+      reply.headers(request.is404 ? JSON_HEADERS : API_HEADERS)
+      return sendJson(reply, 400, INVALID_HOST)
+    }
+    request.baseUrl = base
+    done()
+  })
+
+  statusRoutes(app, catalog)
+  objectTypeRoutes(app, catalog, config)
+  return app
+}

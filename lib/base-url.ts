@@ -1,0 +1,40 @@
+import type { FastifyRequest } from 'fastify'
+import type { Config } from './config.ts'
+
+/** The scheme and authority (and any PUBLIC_URL path) that absolute URLs start with; undefined for a Host we refuse. */
+export type BaseUrlOf = (request: FastifyRequest) => string | undefined
+
+// The reference's host syntax check: it refuses anything else even when every host is allowed,
+// which also keeps a forged Host from writing characters into links that need escaping.
+const HOST_SYNTAX = /^([a-z0-9.-]+|\[[a-f0-9]*:[a-f0-9.:]+\])(:[0-9]+)?$/i
+
+export function baseUrlOf (config: Pick<Config, 'publicUrl' | 'allowedHosts'>): BaseUrlOf {
+  const { publicUrl, allowedHosts } = config
+  const allowed = (host: string) => HOST_SYNTAX.test(host) && (allowedHosts === undefined || isAllowed(host, allowedHosts))
+  if (publicUrl !== undefined) {
+    return allowedHosts === undefined ? () => publicUrl : (request) => allowed(hostOf(request)) ? publicUrl : undefined
+  }
+  return (request) => {
+    const host = hostOf(request)
+    if (!allowed(host)) return undefined
+    return (request.protocol === 'https' ? 'https://' : 'http://') + host
+  }
+}
+
+/** Host (or trusted X-Forwarded-Host); an HTTP/1.0 request without one gets the address it reached, as the reference's SERVER_NAME. */
+function hostOf (request: FastifyRequest): string {
+  const host = request.host
+  if (host !== '') return host
+  const { localAddress, localPort } = request.socket
+  return (localAddress?.includes(':') ? `[${localAddress}]` : localAddress ?? '') + ':' + localPort
+}
+
+/** Django's validate_host: patterns are exact names, `.domain` for a domain and its subdomains. */
+function isAllowed (host: string, patterns: readonly string[]): boolean {
+  const lower = host.toLowerCase()
+  let domain = lower.endsWith(']') ? lower : lower.replace(/:[0-9]+$/, '')
+  if (domain.endsWith('.')) domain = domain.slice(0, -1)
+  return patterns.some((pattern) => pattern.startsWith('.')
+    ? domain === pattern.slice(1) || domain.endsWith(pattern)
+    : domain === pattern)
+}

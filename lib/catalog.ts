@@ -1,0 +1,107 @@
+import type { Profile } from '../schemas/profile.ts'
+import { compareCodePoints } from './query.ts'
+import { orderedObject, toJson } from './json.ts'
+
+export const OBJECT_TYPES_PATH = '/api/extras/object-types/'
+
+/** One object type with its JSON pre-rendered around the two request-dependent parts. */
+export interface CatalogItem {
+  readonly id: number
+  readonly appLabel: string
+  readonly model: string
+  /** Upper-cased for `q`, which matches like SQL's UPPER(column) LIKE UPPER(value). */
+  readonly searchText: readonly [string, string]
+  /** `{"id":7,"url":"` : the base URL follows. */
+  readonly head: string
+  /** `/api/extras/object-types/7/` : the format suffix follows. */
+  readonly path: string
+  /** `","display":…,"app_label":…,"model":…}` */
+  readonly tail: string
+}
+
+export interface Filter {
+  readonly ids?: ReadonlySet<string>
+  readonly appLabels?: ReadonlySet<string>
+  readonly models?: ReadonlySet<string>
+  /** Already upper-cased. */
+  readonly q?: string
+}
+
+/**
+ * Everything a profile determines, computed once: the status body, the list in
+ * its served order, and lookups by id and app label.
+ */
+export class Catalog {
+  readonly statusBody: Buffer
+  readonly items: readonly CatalogItem[]
+  readonly #byId: ReadonlyMap<string, CatalogItem>
+  readonly #byAppLabel: ReadonlyMap<string, readonly CatalogItem[]>
+
+  constructor (profile: Profile) {
+    this.statusBody = Buffer.from(renderStatus(profile.status))
+    this.items = profile.objectTypes
+      .map((type) => ({ type, sortKey: type.display.toLowerCase() }))
+      .sort((a, b) =>
+        compareCodePoints(a.type.app_label, b.type.app_label) ||
+        compareCodePoints(a.sortKey, b.sortKey) ||
+        compareCodePoints(a.type.model, b.type.model))
+      .map(({ type }) => ({
+        id: type.id,
+        appLabel: type.app_label,
+        model: type.model,
+        searchText: [type.app_label.toUpperCase(), type.model.toUpperCase()],
+        head: `{"id":${type.id},"url":"`,
+        path: `${OBJECT_TYPES_PATH}${type.id}/`,
+        tail: `","display":${toJson(type.display)},"app_label":${toJson(type.app_label)},"model":${toJson(type.model)}}`,
+      }))
+    this.#byId = new Map(this.items.map((item) => [String(item.id), item]))
+    const byAppLabel = new Map<string, CatalogItem[]>()
+    for (const item of this.items) {
+      const group = byAppLabel.get(item.appLabel)
+      if (group === undefined) byAppLabel.set(item.appLabel, [item])
+      else group.push(item)
+    }
+    this.#byAppLabel = byAppLabel
+  }
+
+  /** The item with this id (in canonical decimal form), if any. */
+  item (id: string): CatalogItem | undefined {
+    return this.#byId.get(id)
+  }
+
+  /** The items that pass every given filter, in list order. */
+  select (filter: Filter): readonly CatalogItem[] {
+    const { ids, appLabels, models, q } = filter
+    let candidates = this.items
+    if (appLabels !== undefined) {
+      // Groups are in list order and app label is the first sort key, so
+      // concatenating them in sorted label order keeps list order.
+      candidates = [...appLabels].sort(compareCodePoints).flatMap((label) => this.#byAppLabel.get(label) ?? [])
+    }
+    if (ids === undefined && models === undefined && q === undefined) return candidates
+    return candidates.filter((item) =>
+      (ids === undefined || ids.has(String(item.id))) &&
+      (models === undefined || models.has(item.model)) &&
+      (q === undefined || item.searchText[0].includes(q) || item.searchText[1].includes(q)))
+  }
+}
+
+export function renderItem (item: CatalogItem, base: string, formatSuffix: string): string {
+  return item.head + base + item.path + formatSuffix + item.tail
+}
+
+function renderStatus (status: Profile['status']): string {
+  const byName = (a: readonly [string, string], b: readonly [string, string]) => compareCodePoints(a[0], b[0])
+  const versions = (map: Record<string, string>) =>
+    orderedObject(Object.entries(map).sort(byName).map(([name, version]) => [name, toJson(version)] as const))
+  // Plugins are installed apps too; the profile validator has made sure no name has two versions.
+  const installed = { ...status['installed-apps'], ...status.plugins }
+  return orderedObject([
+    ['framework-version', toJson(status['framework-version'])],
+    ['installed-apps', versions(installed)],
+    ['plugins', versions(status.plugins)],
+    ['rq-workers-running', toJson(status['rq-workers-running'])],
+    ['runtime-version', toJson(status['runtime-version'])],
+    ['service-version', toJson(status['service-version'])],
+  ])
+}

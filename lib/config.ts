@@ -1,0 +1,110 @@
+import { isIP } from 'node:net'
+import { Value } from '@sinclair/typebox/value'
+import { Environment } from '../schemas/config.ts'
+import type { Level } from 'pino'
+import { DEFAULT_PROFILE } from './profile.ts'
+
+export interface Config {
+  port: number
+  host: string
+  profile: string
+  /** Replaces the request-derived base of every absolute URL; no trailing slash. */
+  publicUrl?: string
+  trustProxy?: string[]
+  /** undefined: any Host is allowed. */
+  allowedHosts?: string[]
+  paginateCount: number
+  maxPageSize: number
+  logLevel: Level | 'silent'
+  accessLog: boolean
+}
+
+export class ConfigError extends Error {
+  constructor (name: string, value: string, problem: string) {
+    super(`Bad configuration ${name}=${JSON.stringify(value)}: ${problem}`)
+    this.name = 'ConfigError'
+  }
+}
+
+/** Reads and validates the configuration; throws a ConfigError naming the variable and the problem. */
+export function loadConfig (env: NodeJS.ProcessEnv): Config {
+  const names = Object.keys(Environment.properties) as Array<keyof Environment>
+  const given = Object.fromEntries(names.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]))
+  const raw = Value.Default(Environment, given) as Environment
+  const first = Value.Errors(Environment, raw).First()
+  if (first !== undefined) {
+    const name = first.path.slice(1) as keyof Environment
+    throw new ConfigError(name, String(raw[name]), `${first.message} (${Environment.properties[name].description})`)
+  }
+
+  const port = Number(raw.PORT)
+  if (port > 65535) throw new ConfigError('PORT', raw.PORT, 'a TCP port is at most 65535')
+  const paginateCount = positive('PAGINATE_COUNT', raw.PAGINATE_COUNT)
+  const hosts = allowedHosts(raw.ALLOWED_HOSTS)
+  return {
+    port,
+    host: raw.HOST,
+    profile: raw.PROFILE ?? DEFAULT_PROFILE,
+    ...(raw.PUBLIC_URL !== undefined && { publicUrl: publicUrl(raw.PUBLIC_URL) }),
+    ...(raw.TRUST_PROXY !== undefined && { trustProxy: trustProxy(raw.TRUST_PROXY) }),
+    ...(hosts !== undefined && { allowedHosts: hosts }),
+    paginateCount,
+    // As in the reference, the maximum never undercuts the default page size.
+    maxPageSize: Math.max(positive('MAX_PAGE_SIZE', raw.MAX_PAGE_SIZE), paginateCount),
+    logLevel: raw.LOG_LEVEL as Config['logLevel'],
+    accessLog: raw.ACCESS_LOG === 'true',
+  }
+}
+
+function positive (name: string, value: string): number {
+  const number = Number(value)
+  if (number < 1 || !Number.isSafeInteger(number)) throw new ConfigError(name, value, 'expected a whole number from 1 up')
+  return number
+}
+
+function publicUrl (value: string): string {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ConfigError('PUBLIC_URL', value, 'not an absolute URL')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('PUBLIC_URL', value, 'expected an http or https URL')
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw new ConfigError('PUBLIC_URL', value, 'expected scheme, host and an optional path only (no credentials, query or fragment)')
+  }
+  return url.origin + url.pathname.replace(/\/+$/, '')
+}
+
+function list (value: string): string[] {
+  return value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '')
+}
+
+function trustProxy (value: string): string[] {
+  const entries = list(value)
+  for (const entry of entries) {
+    const [address = '', bits, ...rest] = entry.split('/')
+    const family = isIP(address)
+    const maxBits = family === 6 ? 128 : 32
+    const validBits = bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= maxBits)
+    if (family === 0 || !validBits || rest.length > 0) {
+      throw new ConfigError('TRUST_PROXY', value, `"${entry}" is not an IP address or CIDR range`)
+    }
+  }
+  if (entries.length === 0) throw new ConfigError('TRUST_PROXY', value, 'expected at least one address or CIDR range')
+  return entries
+}
+
+// A host name, or a domain with a leading dot for it and its subdomains, or a bracketed IPv6 address.
+const HOST_PATTERN = /^(\.?[a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])$/
+
+function allowedHosts (value: string): string[] | undefined {
+  const entries = list(value).map((entry) => entry.toLowerCase())
+  if (entries.length === 0) throw new ConfigError('ALLOWED_HOSTS', value, 'expected at least one host name or *')
+  for (const entry of entries) {
+    if (entry !== '*' && !HOST_PATTERN.test(entry)) {
+      throw new ConfigError('ALLOWED_HOSTS', value, `"${entry}" is not a host name, .domain, [IPv6] or *`)
+    }
+  }
+  return entries.includes('*') ? undefined : entries
+}

@@ -1,0 +1,18 @@
+import type { FastifyReply } from 'fastify'
+import { toJson } from './json.ts'
+
+/** Headers of every answer; the Content-Type carries no charset, as the reference's. */
+export const JSON_HEADERS = { 'content-type': 'application/json', vary: 'Accept' } as const
+
+/** Headers of every answer on an API path, errors included. */
+export const API_HEADERS = { ...JSON_HEADERS, allow: 'GET, HEAD, OPTIONS' } as const
+
+/** Sends a JSON body that was rendered ahead of time. A Buffer payload skips Fastify's serializer. */
+export function sendJson (reply: FastifyReply, status: number, body: Buffer): void {
+  reply.code(status).header('content-type', JSON_HEADERS['content-type']).send(body)
+}
+
+/** The reference's error body: `{"detail":"…"}`. */
+export function detail (message: string): Buffer {
+  return Buffer.from(toJson({ detail: message }))
+}

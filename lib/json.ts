@@ -1,0 +1,14 @@
+/**
+ * JSON text as the reference's renderer writes it: compact, UTF-8, with U+2028
+ * and U+2029 escaped so the output is also a valid JavaScript literal.
+ */
+export function toJson (value: unknown): string {
+  return JSON.stringify(value).replace(/[\u2028\u2029]/g, (char) => '\\u' + char.charCodeAt(0).toString(16))
+}
+
+/** A JSON object with its keys in the given order (a JS object would put integer-like keys first). */
+export function orderedObject (entries: Iterable<readonly [string, string]>): string {
+  const members: string[] = []
+  for (const [key, value] of entries) members.push(toJson(key) + ':' + value)
+  return '{' + members.join(',') + '}'
+}

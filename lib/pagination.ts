@@ -1,0 +1,53 @@
+import { encodeQuery, lastValue, parseInteger, type QueryParams } from './query.ts'
+
+export interface PageSizes {
+  /** Used when `limit` is absent or invalid. */
+  paginateCount: number
+  /** Used for `limit=0` and as the cap. */
+  maxPageSize: number
+}
+
+export interface PageWindow {
+  limit: number
+  /** A bigint: any integer a client sends is honoured in links, as the reference does. */
+  offset: bigint
+}
+
+/** The reference's limit/offset rules: anything invalid falls back rather than failing. */
+export function pageWindow (params: QueryParams, sizes: PageSizes): PageWindow {
+  const limitText = lastValue(params, 'limit')
+  const limit = limitText === undefined ? undefined : parseInteger(limitText)
+  const offsetText = lastValue(params, 'offset')
+  const offset = offsetText === undefined ? undefined : parseInteger(offsetText)
+  return {
+    limit: limit === undefined || limit < 0n
+      ? sizes.paginateCount
+      : limit === 0n || limit > BigInt(sizes.maxPageSize) ? sizes.maxPageSize : Number(limit),
+    offset: offset === undefined || offset < 0n ? 0n : offset,
+  }
+}
+
+/** The slice of `count` items the window selects, as array indexes. */
+export function pageRange ({ limit, offset }: PageWindow, count: number): [number, number] {
+  if (offset >= BigInt(count)) return [count, count]
+  const start = Number(offset)
+  return [start, Math.min(start + limit, count)]
+}
+
+/**
+ * The `next` and `previous` links: the request's own query with `limit` set to the
+ * effective limit and `offset` moved, keys sorted; `previous` drops `offset` at the start.
+ */
+export function pageLinks (pageUrl: string, params: QueryParams, { limit, offset }: PageWindow, count: number): [string | null, string | null] {
+  const size = BigInt(limit)
+  const withWindow = (nextOffset: bigint | undefined) => {
+    const linkParams = new Map(params)
+    linkParams.set('limit', [String(limit)])
+    if (nextOffset === undefined) linkParams.delete('offset')
+    else linkParams.set('offset', [String(nextOffset)])
+    return pageUrl + '?' + encodeQuery(linkParams)
+  }
+  const next = offset + size >= BigInt(count) ? null : withWindow(offset + size)
+  const previous = offset <= 0n ? null : withWindow(offset - size <= 0n ? undefined : offset - size)
+  return [next, previous]
+}

@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { Value } from '@sinclair/typebox/value'
+import { Profile } from '../schemas/profile.ts'
+
+/** The profile served when PROFILE is not set. */
+export const DEFAULT_PROFILE = fileURLToPath(import.meta.resolve('#data/default-inventory.json'))
+
+export class ProfileError extends Error {
+  constructor (file: string, problem: string) {
+    super(`Bad profile ${file}: ${problem}`)
+    this.name = 'ProfileError'
+  }
+}
+
+/** Reads and fully validates a profile file; throws a ProfileError naming the file, field and problem. */
+export function loadProfile (file: string): Profile {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    throw new ProfileError(file, `cannot be read (${(error as Error).message})`)
+  }
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch (error) {
+    throw new ProfileError(file, `is not valid JSON (${(error as Error).message})`)
+  }
+  const problem = schemaProblem(data) ?? consistencyProblem(data as Profile)
+  if (problem !== undefined) throw new ProfileError(file, problem)
+  return data as Profile
+}
+
+function schemaProblem (data: unknown): string | undefined {
+  const first = Value.Errors(Profile, data).First()
+  if (first === undefined) return undefined
+  const where = first.path === '' ? 'the document' : first.path
+  return `${where}: ${first.message}` + (first.value === undefined ? '' : ` (found ${JSON.stringify(first.value)})`)
+}
+
+/** What a schema cannot say: ids and (app_label, model) pairs are unique, a plugin has one version. */
+function consistencyProblem (profile: Profile): string | undefined {
+  const ids = new Map<number, number>()
+  const pairs = new Map<string, number>()
+  for (const [index, type] of profile.objectTypes.entries()) {
+    const sameId = ids.get(type.id)
+    if (sameId !== undefined) return `/objectTypes/${index}/id: id ${type.id} is already used by /objectTypes/${sameId}`
+    ids.set(type.id, index)
+    const pair = `${type.app_label}.${type.model}`
+    const samePair = pairs.get(pair)
+    if (samePair !== undefined) {
+      return `/objectTypes/${index}: app_label "${type.app_label}" with model "${type.model}" is already declared by /objectTypes/${samePair}`
+    }
+    pairs.set(pair, index)
+  }
+  const installed = profile.status['installed-apps']
+  for (const [name, version] of Object.entries(profile.status.plugins)) {
+    if (Object.hasOwn(installed, name) && installed[name] !== version) {
+      return `/status/plugins/${name}: version "${version}" differs from /status/installed-apps/${name} ("${installed[name]}")`
+    }
+  }
+  return undefined
+}

@@ -1,0 +1,117 @@
+/**
+ * Query strings read and written the way the reference (Python's urllib, under
+ * Django REST framework) reads and writes them, so links match it byte for byte.
+ */
+
+/** Parameter name -> its values in request order; names keep first-appearance order. */
+export type QueryParams = Map<string, string[]>
+
+/** The query part of a raw request URL, without '?' and without any fragment. */
+export function queryOf (url: string): string {
+  const start = url.indexOf('?')
+  if (start === -1) return ''
+  const end = url.indexOf('#', start)
+  return end === -1 ? url.slice(start + 1) : url.slice(start + 1, end)
+}
+
+/** urllib.parse.parse_qs(query, keep_blank_values=True). */
+export function parseQuery (query: string): QueryParams {
+  const params: QueryParams = new Map()
+  if (query === '') return params
+  for (const field of query.split('&')) {
+    if (field === '') continue
+    const eq = field.indexOf('=')
+    const name = unquotePlus(eq === -1 ? field : field.slice(0, eq))
+    const value = eq === -1 ? '' : unquotePlus(field.slice(eq + 1))
+    const values = params.get(name)
+    if (values === undefined) params.set(name, [value])
+    else values.push(value)
+  }
+  return params
+}
+
+/** The value a Django QueryDict lookup gives: the last one. */
+export function lastValue (params: QueryParams, name: string): string | undefined {
+  const values = params.get(name)
+  return values?.[values.length - 1]
+}
+
+/** urllib.parse.urlencode(sorted(params.items()), doseq=True). */
+export function encodeQuery (params: QueryParams): string {
+  const fields: string[] = []
+  for (const name of [...params.keys()].sort(compareCodePoints)) {
+    const encodedName = quotePlus(name)
+    for (const value of params.get(name)!) fields.push(encodedName + '=' + quotePlus(value))
+  }
+  return fields.join('&')
+}
+
+/** Python's str ordering: by code point, where JavaScript's `<` compares UTF-16 units. */
+export function compareCodePoints (a: string, b: string): number {
+  const length = Math.min(a.length, b.length)
+  for (let i = 0; i < length; i++) {
+    const x = a.codePointAt(i)!
+    const y = b.codePointAt(i)!
+    if (x !== y) return x - y
+    if (x > 0xffff) i++
+  }
+  return a.length - b.length
+}
+
+const HEX = /^[0-9A-Fa-f]{2}$/
+
+/**
+ * urllib.parse.unquote_plus: '+' is a space, valid %XX runs are UTF-8 with
+ * U+FFFD for bad bytes, malformed escapes stay literal.
+ */
+function unquotePlus (text: string): string {
+  const spaced = text.includes('+') ? text.replaceAll('+', ' ') : text
+  if (!spaced.includes('%')) return spaced
+  let decoded = ''
+  let bytes: number[] = []
+  for (let i = 0; i < spaced.length; i++) {
+    const code = spaced.charCodeAt(i)
+    if (code === 0x25 && HEX.test(spaced.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(spaced.slice(i + 1, i + 3), 16))
+      i += 2
+    } else if (code < 0x80) {
+      bytes.push(code)
+    } else {
+      // Python decodes only the ASCII runs; other characters pass through as they are.
+      decoded += Buffer.from(bytes).toString('utf8') + spaced[i]
+      bytes = []
+    }
+  }
+  return decoded + Buffer.from(bytes).toString('utf8')
+}
+
+const SAFE = /^[A-Za-z0-9_.~-]*$/
+
+/** urllib.parse.quote_plus with its default safe set. */
+function quotePlus (text: string): string {
+  if (SAFE.test(text)) return text
+  let encoded = ''
+  for (const byte of Buffer.from(text, 'utf8')) {
+    const char = String.fromCharCode(byte)
+    if (byte === 0x20) encoded += '+'
+    else if (SAFE.test(char)) encoded += char
+    else encoded += '%' + byte.toString(16).toUpperCase().padStart(2, '0')
+  }
+  return encoded
+}
+
+// Python's int(): optional surrounding whitespace and sign, digits with single
+// underscores between them; more than 4300 digits is a ValueError.
+const PY_WHITESPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*'
+const PY_INT = new RegExp(`^${PY_WHITESPACE}([+-]?)([0-9](?:_?[0-9])*)${PY_WHITESPACE}$`)
+const PY_MAX_DIGITS = 4300
+
+/** The integer Python's int(text) gives, or undefined where it raises. */
+export function parseInteger (text: string): bigint | undefined {
+  const match = PY_INT.exec(text)
+  if (match === null) return undefined
+  const digits = match[2]!.replaceAll('_', '')
+  if (digits.length > PY_MAX_DIGITS) return undefined
+  const value = BigInt(digits)
+  return match[1] === '-' ? -value : value
+}

@@ -1,0 +1,25 @@
+import { Type, type Static } from '@sinclair/typebox'
+
+const whole = (description: string, fallback: string) =>
+  Type.String({ pattern: '^[0-9]+$', default: fallback, description })
+const flag = (description: string) =>
+  Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false', description })
+
+/** The environment variables the service reads, as the strings they arrive as. */
+export const Environment = Type.Object({
+  PORT: whole('TCP port to listen on, 0-65535', '8080'),
+  HOST: Type.String({ minLength: 1, default: '0.0.0.0', description: 'address to listen on' }),
+  PROFILE: Type.Optional(Type.String({ minLength: 1, description: 'path of an inventory profile JSON file' })),
+  PUBLIC_URL: Type.Optional(Type.String({ minLength: 1, description: 'absolute http(s) URL that replaces the request-derived base of links' })),
+  TRUST_PROXY: Type.Optional(Type.String({ minLength: 1, description: 'comma-separated proxy addresses or CIDRs whose X-Forwarded-Proto/Host count' })),
+  ALLOWED_HOSTS: Type.String({ minLength: 1, default: '*', description: 'comma-separated host names; `*` allows any, `.example.com` a domain and its subdomains' }),
+  PAGINATE_COUNT: whole('default page size, at least 1', '50'),
+  MAX_PAGE_SIZE: whole('largest page size, at least 1', '1000'),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' }
+  ),
+  ACCESS_LOG: flag('true logs every request'),
+})
+
+export type Environment = Static<typeof Environment>

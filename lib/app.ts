@@ -3,7 +3,7 @@ import sensible from '@fastify/sensible'
 import { baseUrlOf } from './base-url.ts'
 import type { Catalog } from './catalog.ts'
 import type { Config } from './config.ts'
-import { clientErrorHandler, installErrorAnswers } from './errors.ts'
+import { badUrlHandler, clientErrorHandler, installErrorAnswers } from './errors.ts'
 import { API_HEADERS, detail, JSON_HEADERS, sendJson } from './http.ts'
 import { parseQuery } from './query.ts'
 import { ROUTED_METHODS } from './routes/endpoint.ts'
@@ -32,6 +32,7 @@ export async function buildApp ({ config, catalog, logger }: AppOptions): Promis
     logController: new LogController({ disableRequestLogging: !config.accessLog }),
     trustProxy: config.trustProxy ?? false,
     clientErrorHandler,
+    frameworkErrors: badUrlHandler,
     routerOptions: {
       // The reference's reading of a query string; the fragment is never part of it.
       querystringParser: (query) => parseQuery(query.split('#', 1)[0]!) as never,

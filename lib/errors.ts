@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { detail, JSON_HEADERS, sendJson } from './http.ts'
 import { toJson } from './json.ts'
 
@@ -36,6 +36,12 @@ export function installErrorAnswers (app: FastifyInstance): void {
     reply.header('location', request.baseUrl + path + '/' + (queryStart === -1 ? '' : request.url.slice(queryStart)))
     sendJson(reply, 301, MOVED)
   })
+}
+
+/** A path with malformed percent-encoding: the reference finds no object there. */
+export function badUrlHandler (_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  reply.headers(JSON_HEADERS)
+  sendJson(reply, 404, NOT_FOUND)
 }
 
 const CLIENT_ERRORS: Record<string, [number, string]> = {

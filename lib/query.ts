@@ -6,14 +6,6 @@
 /** Parameter name -> its values in request order; names keep first-appearance order. */
 export type QueryParams = Map<string, string[]>
 
-/** The query part of a raw request URL, without '?' and without any fragment. */
-export function queryOf (url: string): string {
-  const start = url.indexOf('?')
-  if (start === -1) return ''
-  const end = url.indexOf('#', start)
-  return end === -1 ? url.slice(start + 1) : url.slice(start + 1, end)
-}
-
 /** urllib.parse.parse_qs(query, keep_blank_values=True). */
 export function parseQuery (query: string): QueryParams {
   const params: QueryParams = new Map()

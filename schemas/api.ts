@@ -1,4 +1,7 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { FormatRegistry, Type, type Static } from '@sinclair/typebox'
+
+// TypeBox checks only the formats it is told about; links and item urls are absolute URLs.
+FormatRegistry.Set('uri', (value) => URL.canParse(value))
 
 const Versions = Type.Record(Type.String(), Type.String())
 

@@ -1,22 +1,29 @@
 import { METHODS } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { TSchema } from '@sinclair/typebox'
+import { Description, Detail } from '../../schemas/api.ts'
 import { API_HEADERS, sendJson } from '../http.ts'
 import { toJson } from '../json.ts'
 import { lastValue, type QueryParams } from '../query.ts'
 
 /** Every method Node parses except CONNECT, which never reaches a request handler. */
 export const ROUTED_METHODS = METHODS.filter((method) => method !== 'CONNECT')
+const WRITE_METHODS = ROUTED_METHODS.filter((method) => !['GET', 'HEAD', 'OPTIONS'].includes(method))
 
 /** A request as the endpoints see it: the query parsed the reference's way (see app.ts). */
 export type ApiRequest<Params = unknown> = FastifyRequest<{ Querystring: QueryParams, Params: Params }>
+
+type Answer<Params> = (request: ApiRequest<Params>, reply: FastifyReply, formatSuffix: string) => void
 
 export interface Endpoint<Params> {
   url: string
   /** Name and description of the OPTIONS answer. */
   name: string
   description: string
+  /** The body of a 200 to GET, and those of its errors. */
+  schemas: { 200: TSchema, '4xx'?: TSchema }
   /** Answers GET and HEAD; `formatSuffix` is what item URLs carry of the request's `format`. */
-  get: (request: ApiRequest<Params>, reply: FastifyReply, formatSuffix: string) => void
+  get: Answer<Params>
 }
 
 // `format` selects a renderer in the reference: `api` (the browsable one, whose body here is
@@ -24,36 +31,44 @@ export interface Endpoint<Params> {
 const FORMAT_SUFFIXES = new Map([['', '?format='], ['api', '?format=api'], ['json', '?format=json']])
 
 /**
- * Registers one read-only API path for every method, so that the order of checks is
- * the reference's: Host (a hook), then `format`, then the method.
+ * Registers one read-only API path for every method. Each answer checks `format` first,
+ * so the order of checks is the reference's: Host (a hook), `format`, then the method.
  */
 export function addEndpoint<Params = unknown> (app: FastifyInstance, endpoint: Endpoint<Params>): void {
+  const formatChecked = (answer: Answer<Params>) => (request: ApiRequest<Params>, reply: FastifyReply) => {
+    reply.headers(API_HEADERS)
+    const format = lastValue(request.query, 'format')
+    const formatSuffix = format === undefined ? '' : FORMAT_SUFFIXES.get(format)
+    if (formatSuffix === undefined) throw app.httpErrors.notFound('Not found.')
+    answer(request, reply, formatSuffix)
+  }
+  const errors = { '4xx': endpoint.schemas['4xx'] ?? Detail }
   const optionsBody = Buffer.from(toJson({
     name: endpoint.name,
     description: endpoint.description,
     renders: ['application/json'],
     parses: ['application/json'],
   }))
-  app.route<{ Querystring: QueryParams, Params: Params }>({
-    method: ROUTED_METHODS,
+
+  // Node leaves the body out of a HEAD answer but keeps its Content-Length.
+  app.route({
+    method: ['GET', 'HEAD'],
     url: endpoint.url,
-    handler (request, reply) {
-      reply.headers(API_HEADERS)
-      const format = lastValue(request.query, 'format')
-      const formatSuffix = format === undefined ? '' : FORMAT_SUFFIXES.get(format)
-      if (formatSuffix === undefined) throw app.httpErrors.notFound('Not found.')
-      switch (request.method) {
-        case 'GET':
-        case 'HEAD':
-          // Node leaves the body out of a HEAD answer but keeps its Content-Length.
-          endpoint.get(request, reply, formatSuffix)
-          break
-        case 'OPTIONS':
-          sendJson(reply, 200, optionsBody)
-          break
-        default:
-          throw app.httpErrors.methodNotAllowed(`Method "${request.method}" not allowed.`)
-      }
-    },
+    schema: { response: { 200: endpoint.schemas[200], ...errors } },
+    handler: formatChecked(endpoint.get),
+  })
+  app.route({
+    method: 'OPTIONS',
+    url: endpoint.url,
+    schema: { response: { 200: Description, ...errors } },
+    handler: formatChecked((_request, reply) => sendJson(reply, 200, optionsBody)),
+  })
+  app.route({
+    method: WRITE_METHODS,
+    url: endpoint.url,
+    schema: { response: errors },
+    handler: formatChecked((request) => {
+      throw app.httpErrors.methodNotAllowed(`Method "${request.method}" not allowed.`)
+    }),
   })
 }

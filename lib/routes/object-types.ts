@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { Detail, FieldErrors, ObjectType, ObjectTypePage } from '../../schemas/api.ts'
 import { OBJECT_TYPES_PATH, renderItem, type Catalog, type Filter } from '../catalog.ts'
 import { sendJson } from '../http.ts'
 import { toJson } from '../json.ts'
@@ -35,6 +37,7 @@ export function objectTypeRoutes (app: FastifyInstance, catalog: Catalog, sizes:
     url: OBJECT_TYPES_PATH,
     name: 'Object Type List',
     description: DESCRIPTION,
+    schemas: { 200: ObjectTypePage, '4xx': Type.Union([Detail, FieldErrors]) },
     get (request, reply, formatSuffix) {
       const params = request.query
       const items = catalog.select(filterOf(params))
@@ -54,6 +57,7 @@ export function objectTypeRoutes (app: FastifyInstance, catalog: Catalog, sizes:
     url: `${OBJECT_TYPES_PATH}:id/`,
     name: 'Object Type Instance',
     description: DESCRIPTION,
+    schemas: { 200: ObjectType },
     get (request, reply, formatSuffix) {
       // The reference looks the id up as an integer: text that is none is a plain 404.
       const id = parseInteger(request.params.id)

@@ -1,0 +1,83 @@
+import t from 'tap'
+import { API_HEADERS, BASE, build, get } from './helper.ts'
+
+const PATHS = {
+  '/api/status/': 'Status',
+  '/api/extras/object-types/': 'Object Type List',
+  '/api/extras/object-types/12/': 'Object Type Instance',
+}
+
+t.test('HEAD answers the GET headers with no body', async (t) => {
+  const app = await build(t)
+  for (const path of Object.keys(PATHS)) {
+    const got = await get(app, path)
+    const head = await app.inject({ method: 'HEAD', url: path, headers: { host: 'inventory.test' } })
+    t.equal(head.statusCode, 200, path)
+    t.equal(head.body, '', path)
+    t.match(head.headers, { ...API_HEADERS, 'content-length': got.headers['content-length'] }, path)
+  }
+})
+
+t.test('OPTIONS describes the endpoint', async (t) => {
+  const app = await build(t)
+  for (const [path, name] of Object.entries(PATHS)) {
+    const description = path === '/api/status/'
+      ? "A lightweight read-only endpoint for conveying the service's current operational status."
+      : 'Read-only list of object types.'
+    const res = await app.inject({ method: 'OPTIONS', url: path })
+    t.equal(res.statusCode, 200, path)
+    t.equal(res.body, JSON.stringify({ name, description, renders: ['application/json'], parses: ['application/json'] }), path)
+    t.match(res.headers, API_HEADERS, path)
+  }
+})
+
+t.test('every other method is a 405 naming it, whatever body it carries', async (t) => {
+  const app = await build(t)
+  for (const path of Object.keys(PATHS)) {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'TRACE', 'PROPFIND', 'QUERY'] as const) {
+      const res = await app.inject({
+        method, url: path, payload: '{not json', headers: { 'content-type': 'application/json' },
+      })
+      t.equal(res.statusCode, 405, `${method} ${path}`)
+      t.equal(res.body, `{"detail":"Method \\"${method}\\" not allowed."}`, `${method} ${path}`)
+      t.match(res.headers, API_HEADERS, `${method} ${path}`)
+    }
+  }
+  const bodyless = await app.inject({ method: 'DELETE', url: '/api/status/' })
+  t.equal(bodyless.body, '{"detail":"Method \\"DELETE\\" not allowed."}')
+})
+
+t.test('an unknown format is checked before the method, as in the reference', async (t) => {
+  const app = await build(t)
+  const res = await app.inject({ method: 'POST', url: '/api/status/?format=yaml' })
+  t.equal(res.statusCode, 404)
+  t.equal(res.body, '{"detail":"Not found."}')
+})
+
+t.test('a known path without its trailing slash is a 301 to the slashed one, query kept', async (t) => {
+  const app = await build(t)
+  const cases = {
+    '/api/status': `${BASE}/api/status/`,
+    '/api/extras/object-types?limit=5&offset=5': `${BASE}/api/extras/object-types/?limit=5&offset=5`,
+    '/api/extras/object-types/12?format=api': `${BASE}/api/extras/object-types/12/?format=api`,
+  }
+  for (const [url, location] of Object.entries(cases)) {
+    const res = await get(app, url)
+    t.equal(res.statusCode, 301, url)
+    t.equal(res.headers.location, location, url)
+    t.equal(res.body, '{"detail":"Moved permanently."}', url)
+    t.match(res.headers, { 'content-type': 'application/json', vary: 'Accept' }, url)
+  }
+})
+
+t.test('unknown paths are JSON 404s', async (t) => {
+  const app = await build(t)
+  for (const url of ['/', '/api/', '/api', '/api/status/extra/', '/API/status/', '/api/extras/object-types/1/2/',
+    '/api//status/', '/static/x.css', '/api/extras/object-types/%zz/']) {
+    const res = await get(app, url)
+    t.equal(res.statusCode, 404, url)
+    t.equal(res.body, '{"detail":"Not found."}', url)
+    t.match(res.headers, { 'content-type': 'application/json', vary: 'Accept' }, url)
+    t.notOk('allow' in res.headers, url)
+  }
+})

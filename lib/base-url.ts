@@ -26,7 +26,7 @@ function hostOf (request: FastifyRequest): string {
   const host = request.host
   if (host !== '') return host
   const { localAddress, localPort } = request.socket
-  return (localAddress?.includes(':') ? `[${localAddress}]` : localAddress ?? '') + ':' + localPort
+  return (localAddress!.includes(':') ? `[${localAddress}]` : localAddress) + ':' + localPort
 }
 
 /** Django's validate_host: patterns are exact names, `.domain` for a domain and its subdomains. */

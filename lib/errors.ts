@@ -51,9 +51,9 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
 
 /** Requests Node cannot parse never reach Fastify's handlers; they get the same JSON shape. */
 export function clientErrorHandler (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return
-  const [status, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad request.']
+  const [status, message] = CLIENT_ERRORS[String(error.code)] ?? [400, 'Bad request.']
   this.log.debug({ err: error }, 'client error')
+  // A reset connection is no longer writable: there is no one to answer.
   if (socket.writable) {
     const body = detail(message)
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_HEADERS['content-type']}\r\n` +

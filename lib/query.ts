@@ -53,28 +53,23 @@ export function compareCodePoints (a: string, b: string): number {
 const HEX = /^[0-9A-Fa-f]{2}$/
 
 /**
- * urllib.parse.unquote_plus: '+' is a space, valid %XX runs are UTF-8 with
- * U+FFFD for bad bytes, malformed escapes stay literal.
+ * urllib.parse.unquote_plus: '+' is a space, valid %XX runs are UTF-8 with U+FFFD
+ * for bad bytes, malformed escapes stay literal. Node's parser refuses non-ASCII
+ * bytes in a request target, so the text is ASCII.
  */
 function unquotePlus (text: string): string {
   const spaced = text.includes('+') ? text.replaceAll('+', ' ') : text
   if (!spaced.includes('%')) return spaced
-  let decoded = ''
-  let bytes: number[] = []
+  const bytes: number[] = []
   for (let i = 0; i < spaced.length; i++) {
-    const code = spaced.charCodeAt(i)
-    if (code === 0x25 && HEX.test(spaced.slice(i + 1, i + 3))) {
+    if (spaced.charCodeAt(i) === 0x25 && HEX.test(spaced.slice(i + 1, i + 3))) {
       bytes.push(parseInt(spaced.slice(i + 1, i + 3), 16))
       i += 2
-    } else if (code < 0x80) {
-      bytes.push(code)
     } else {
-      // Python decodes only the ASCII runs; other characters pass through as they are.
-      decoded += Buffer.from(bytes).toString('utf8') + spaced[i]
-      bytes = []
+      bytes.push(spaced.charCodeAt(i))
     }
   }
-  return decoded + Buffer.from(bytes).toString('utf8')
+  return Buffer.from(bytes).toString('utf8')
 }
 
 const SAFE = /^[A-Za-z0-9_.~-]*$/

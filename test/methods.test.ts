@@ -1,4 +1,5 @@
 import t from 'tap'
+import { Socket } from 'node:net'
 import { API_HEADERS, BASE, build, get } from './helper.ts'
 
 const PATHS = {
@@ -80,4 +81,25 @@ t.test('unknown paths are JSON 404s', async (t) => {
     t.match(res.headers, { 'content-type': 'application/json', vary: 'Accept' }, url)
     t.notOk('allow' in res.headers, url)
   }
+})
+
+t.test('an unexpected failure is a JSON 500 that leaks nothing', async (t) => {
+  const app = await build(t)
+  app.get('/boom', () => { throw new Error('secret internals') })
+  app.get('/odd-status', () => { throw Object.assign(new Error('moved?'), { statusCode: 302 }) })
+  for (const url of ['/boom', '/odd-status']) {
+    const res = await app.inject({ url, headers: { host: 'inventory.test' } })
+    t.equal(res.statusCode, 500, url)
+    t.equal(res.body, '{"detail":"A server error occurred."}', url)
+    t.match(res.headers, { 'content-type': 'application/json', vary: 'Accept' }, url)
+  }
+})
+
+t.test('a client error on a connection already gone is dropped quietly', async (t) => {
+  const app = await build(t)
+  await app.ready()
+  const socket = new Socket()
+  socket.destroy()
+  app.server.emit('clientError', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), socket)
+  t.ok(socket.destroyed)
 })

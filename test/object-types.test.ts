@@ -121,6 +121,7 @@ t.test('links keep every other parameter, sorted and re-encoded as the reference
     ['flag&empty=&&limit=10&offset=10', `${LIST}?empty=&flag=&limit=10&offset=20`, `${LIST}?empty=&flag=&limit=10`],
     ['b=%F0%9F%98%80&b=%EF%BF%BD&%F0%9F%98%80=1&%EF%BF%BD=2',
       `${LIST}?b=%F0%9F%98%80&b=%EF%BF%BD&limit=50&offset=50&%EF%BF%BD=2&%F0%9F%98%80=1`, null],
+    ['%F0%9F%98%80b=1&%F0%9F%98%80a=2', `${LIST}?limit=50&offset=50&%F0%9F%98%80a=2&%F0%9F%98%80b=1`, null],
     ['format=api&offset=50', `${LIST}?format=api&limit=50&offset=100`, `${LIST}?format=api&limit=50`],
     ['format=json&format=api', `${LIST}?format=json&format=api&limit=50&offset=50`, null],
     ['x=%3Cscript%3E%22&limit=100', `${LIST}?limit=100&offset=100&x=%3Cscript%3E%22`, null],

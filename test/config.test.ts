@@ -1,0 +1,67 @@
+import t from 'tap'
+import { loadConfig } from '../lib/config.ts'
+import { DEFAULT_PROFILE } from '../lib/profile.ts'
+
+t.test('defaults', async (t) => {
+  t.same(loadConfig({}), {
+    port: 8080,
+    host: '0.0.0.0',
+    profile: DEFAULT_PROFILE,
+    paginateCount: 50,
+    maxPageSize: 1000,
+    logLevel: 'info',
+    accessLog: false,
+  })
+})
+
+t.test('every variable, set', async (t) => {
+  t.same(loadConfig({
+    PORT: '9000',
+    HOST: '127.0.0.1',
+    PROFILE: '/etc/inventory/profile.json',
+    PUBLIC_URL: 'HTTPS://Inventory.Example.com:443/netbox//',
+    TRUST_PROXY: '10.0.0.0/8, ::1 ,192.168.1.1',
+    ALLOWED_HOSTS: 'Inventory.example.com,.corp.test',
+    PAGINATE_COUNT: '20',
+    MAX_PAGE_SIZE: '10',
+    LOG_LEVEL: 'debug',
+    ACCESS_LOG: 'true',
+    UNRELATED: 'ignored',
+  }), {
+    port: 9000,
+    host: '127.0.0.1',
+    profile: '/etc/inventory/profile.json',
+    publicUrl: 'https://inventory.example.com/netbox',
+    trustProxy: ['10.0.0.0/8', '::1', '192.168.1.1'],
+    allowedHosts: ['inventory.example.com', '.corp.test'],
+    paginateCount: 20,
+    maxPageSize: 20,
+    logLevel: 'debug',
+    accessLog: true,
+  })
+  t.notOk('allowedHosts' in loadConfig({ ALLOWED_HOSTS: 'a.test,*' }), '* anywhere allows every host')
+})
+
+t.test('a bad value names the variable and the problem', async (t) => {
+  const cases: Array<[NodeJS.ProcessEnv, string]> = [
+    [{ PORT: '80a' }, `PORT="80a": Expected string to match '^[0-9]+$' (TCP port to listen on, 0-65535)`],
+    [{ PORT: '70000' }, 'PORT="70000": a TCP port is at most 65535'],
+    [{ PAGINATE_COUNT: '0' }, 'PAGINATE_COUNT="0": expected a whole number from 1 up'],
+    [{ MAX_PAGE_SIZE: '-1' }, `MAX_PAGE_SIZE="-1": Expected string to match '^[0-9]+$' (largest page size, at least 1)`],
+    [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL="verbose": Expected union value (one of fatal, error, warn, info, debug, trace, silent)'],
+    [{ ACCESS_LOG: 'yes' }, 'ACCESS_LOG="yes": Expected union value (true logs every request)'],
+    [{ HOST: '' }, 'HOST="": Expected string length greater or equal to 1 (address to listen on)'],
+    [{ PUBLIC_URL: 'inventory.example.com' }, 'PUBLIC_URL="inventory.example.com": not an absolute URL'],
+    [{ PUBLIC_URL: 'ftp://inventory.example.com' }, 'PUBLIC_URL="ftp://inventory.example.com": expected an http or https URL'],
+    [{ PUBLIC_URL: 'https://inventory.example.com/?a=1' },
+      'PUBLIC_URL="https://inventory.example.com/?a=1": expected scheme, host and an optional path only (no credentials, query or fragment)'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY="10.0.0.0/33": "10.0.0.0/33" is not an IP address or CIDR range'],
+    [{ TRUST_PROXY: 'proxy.local' }, 'TRUST_PROXY="proxy.local": "proxy.local" is not an IP address or CIDR range'],
+    [{ TRUST_PROXY: ' , ' }, 'TRUST_PROXY=" , ": expected at least one address or CIDR range'],
+    [{ ALLOWED_HOSTS: 'good.test,bad host' }, 'ALLOWED_HOSTS="good.test,bad host": "bad host" is not a host name, .domain, [IPv6] or *'],
+    [{ ALLOWED_HOSTS: ',' }, 'ALLOWED_HOSTS=",": expected at least one host name or *'],
+  ]
+  for (const [env, message] of cases) {
+    t.throws(() => loadConfig(env), { name: 'ConfigError', message: `Bad configuration ${message}` }, message)
+  }
+})

@@ -1,0 +1,136 @@
+import t, { type Test } from 'tap'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { request } from 'node:http'
+import { connect } from 'node:net'
+import { join } from 'node:path'
+import { writeFileSync } from 'node:fs'
+
+const SERVER = new URL('../lib/server.ts', import.meta.url).pathname
+
+/** Runs the real entry point (with this test's TypeScript loader) and collects what it logs. */
+function run (env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [...process.execArgv, SERVER], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (chunk) => { output += chunk })
+  child.stderr.on('data', (chunk) => { output += chunk })
+  const exited = once(child, 'exit').then(([code]) => ({ code: code as number | null, output }))
+  return { child, exited, output: () => output }
+}
+
+/** Starts the server and resolves with its port once it listens. */
+async function start (t: Test, env: NodeJS.ProcessEnv = {}) {
+  const server = run(env)
+  // SIGTERM, not SIGKILL: the child writes its coverage on a clean exit.
+  t.teardown(async () => {
+    server.child.kill('SIGTERM')
+    await server.exited
+  })
+  for (;;) {
+    const listening = /Server listening at http:\/\/(?:127\.0\.0\.1|\[::1\]):(\d+)/.exec(server.output())
+    if (listening !== null) return { ...server, port: Number(listening[1]) }
+    if (server.child.exitCode !== null) throw new Error(`server exited: ${server.output()}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** Sends raw bytes and resolves with everything the server writes back before closing. */
+function raw (port: number, bytes: string, host = '127.0.0.1'): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, host, () => socket.end(Buffer.from(bytes, 'latin1')))
+    let answer = ''
+    socket.on('data', (chunk) => { answer += chunk })
+    socket.on('close', () => resolve(answer))
+    socket.on('error', reject)
+  })
+}
+
+function get (port: number, path: string, method = 'GET') {
+  return new Promise<{ status: number, headers: Record<string, unknown>, body: string }>((resolve, reject) => {
+    request({ port, host: '127.0.0.1', path, method }, (res) => {
+      let body = ''
+      res.on('data', (chunk) => { body += chunk })
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }))
+    }).on('error', reject).end()
+  })
+}
+
+t.test('a real listening server answers over keep-alive sockets', async (t) => {
+  const { port } = await start(t)
+  const page = await get(port, '/api/extras/object-types/?limit=1')
+  t.equal(page.status, 200)
+  t.match(page.headers, { 'content-type': 'application/json', vary: 'Accept', allow: 'GET, HEAD, OPTIONS', connection: 'keep-alive' })
+  t.equal(page.body,
+    `{"count":163,"next":"http://127.0.0.1:${port}/api/extras/object-types/?limit=1&offset=1","previous":null,` +
+    `"results":[{"id":23,"url":"http://127.0.0.1:${port}/api/extras/object-types/23/","display":"Account | token","app_label":"account","model":"usertoken"}]}`)
+
+  const head = await raw(port, 'HEAD /api/status/ HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n')
+  t.match(head, /^HTTP\/1\.1 200 OK\r\n/)
+  t.match(head, /\r\ncontent-length: 511\r\n/)
+  t.ok(head.endsWith('\r\n\r\n'), 'no body after the headers')
+
+  const http10 = await raw(port, 'GET /api/extras/object-types/23/ HTTP/1.0\r\n\r\n')
+  t.match(http10, `"url":"http://127.0.0.1:${port}/api/extras/object-types/23/"`, 'no Host: the address the request reached')
+
+})
+
+t.test('on an IPv6 listener, a request without Host gets the bracketed address', async (t) => {
+  const { port } = await start(t, { HOST: '::1' })
+  const http10 = await raw(port, 'GET /api/extras/object-types/23/ HTTP/1.0\r\n\r\n', '::1')
+  t.match(http10, `"url":"http://[::1]:${port}/api/extras/object-types/23/"`)
+})
+
+t.test('requests Node cannot parse get JSON errors', async (t) => {
+  const { port } = await start(t)
+  const garbage = await raw(port, 'GARBAGE\r\n\r\n')
+  t.match(garbage, /^HTTP\/1\.1 400 Bad Request\r\nContent-Type: application\/json\r\nVary: Accept\r\n/)
+  t.ok(garbage.endsWith('\r\n\r\n{"detail":"Bad request."}'))
+  const rawUtf8 = await raw(port, 'GET /api/extras/object-types/?x=\xc3\xa9 HTTP/1.1\r\nHost: a.test\r\n\r\n')
+  t.ok(rawUtf8.endsWith('\r\n\r\n{"detail":"Bad request."}'), 'raw non-ASCII bytes in the target')
+  const huge = await raw(port, `GET /api/status/ HTTP/1.1\r\nHost: a.test\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`)
+  t.match(huge, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/)
+  t.ok(huge.endsWith('{"detail":"Request header fields too large."}'))
+  t.equal((await get(port, '/api/status/')).status, 200, 'and the server goes on serving')
+})
+
+t.test('SIGTERM closes gracefully and exits 0', async (t) => {
+  const server = await start(t)
+  t.equal((await get(server.port, '/api/status/')).status, 200)
+  server.child.kill('SIGTERM')
+  const { code, output } = await server.exited
+  t.equal(code, 0)
+  t.match(output, '"signal":"SIGTERM","msg":"closing"')
+})
+
+t.test('bad configuration or a bad profile stops start-up with a message and a non-zero exit', async (t) => {
+  const config = await run({ PAGINATE_COUNT: 'many' }).exited
+  t.equal(config.code, 1)
+  t.match(config.output, `Bad configuration PAGINATE_COUNT=\\"many\\": Expected string to match '^[0-9]+$' (default page size, at least 1)`)
+  t.notMatch(config.output, 'listening')
+
+  const file = join(t.testdir(), 'profile.json')
+  writeFileSync(file, '{"status":{}}')
+  const profile = await run({ PROFILE: file }).exited
+  t.equal(profile.code, 1)
+  t.match(profile.output, `Bad profile ${file}: /objectTypes: Expected required property`)
+  t.notMatch(profile.output, 'listening')
+})
+
+t.test('PROFILE serves another profile', async (t) => {
+  const file = join(t.testdir(), 'profile.json')
+  writeFileSync(file, JSON.stringify({
+    status: {
+      'framework-version': '5.2', 'installed-apps': { django_rq: '3.0' }, plugins: { my_plugin: '1.0' },
+      'rq-workers-running': 4, 'runtime-version': '3.12', 'service-version': '4.4.0',
+    },
+    objectTypes: [{ id: 1, app_label: 'my_plugin', model: 'widget', display: 'widget' }],
+  }))
+  const { port } = await start(t, { PROFILE: file })
+  t.equal((await get(port, '/api/status/')).body,
+    '{"framework-version":"5.2","installed-apps":{"django_rq":"3.0","my_plugin":"1.0"},"plugins":{"my_plugin":"1.0"},' +
+    '"rq-workers-running":4,"runtime-version":"3.12","service-version":"4.4.0"}')
+  t.equal(JSON.parse((await get(port, '/api/extras/object-types/')).body).count, 1)
+})

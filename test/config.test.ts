@@ -44,10 +44,10 @@ t.test('every variable, set', async (t) => {
 
 t.test('a bad value names the variable and the problem', async (t) => {
   const cases: Array<[NodeJS.ProcessEnv, string]> = [
-    [{ PORT: '80a' }, `PORT="80a": Expected string to match '^[0-9]+$' (TCP port to listen on, 0-65535)`],
+    [{ PORT: '80a' }, 'PORT="80a": Expected string to match \'^[0-9]+$\' (TCP port to listen on, 0-65535)'],
     [{ PORT: '70000' }, 'PORT="70000": a TCP port is at most 65535'],
     [{ PAGINATE_COUNT: '0' }, 'PAGINATE_COUNT="0": expected a whole number from 1 up'],
-    [{ MAX_PAGE_SIZE: '-1' }, `MAX_PAGE_SIZE="-1": Expected string to match '^[0-9]+$' (largest page size, at least 1)`],
+    [{ MAX_PAGE_SIZE: '-1' }, 'MAX_PAGE_SIZE="-1": Expected string to match \'^[0-9]+$\' (largest page size, at least 1)'],
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL="verbose": Expected union value (one of fatal, error, warn, info, debug, trace, silent)'],
     [{ ACCESS_LOG: 'yes' }, 'ACCESS_LOG="yes": Expected union value (true logs every request)'],
     [{ HOST: '' }, 'HOST="": Expected string length greater or equal to 1 (address to listen on)'],

@@ -30,7 +30,7 @@ t.test('a bad profile is refused with the file, the field and the problem', asyn
     ['workers.json', edited((p) => { p.status['rq-workers-running'] = '1' }), '/status/rq-workers-running: Expected integer (found "1")'],
     ['version.json', edited((p) => { p.status.plugins.netbox_bgp = 16 }), '/status/plugins/netbox_bgp: Expected string (found 16)'],
     ['model.json', edited((p) => { p.objectTypes[3].model = 'IP-Prefix' }),
-      `/objectTypes/3/model: Expected string to match '^[a-z0-9]+$' (found "IP-Prefix")`],
+      '/objectTypes/3/model: Expected string to match \'^[a-z0-9]+$\' (found "IP-Prefix")'],
     ['id.json', edited((p) => { p.objectTypes[0].id = 0 }), '/objectTypes/0/id: Expected integer to be greater or equal to 1 (found 0)'],
     ['display.json', edited((p) => { delete p.objectTypes[7].display }), '/objectTypes/7/display: Expected required property'],
     ['same-id.json', edited((p) => { p.objectTypes[9].id = 3 }), '/objectTypes/9/id: id 3 is already used by /objectTypes/2'],

@@ -43,8 +43,8 @@ t.test('format=api and format=json give the same JSON; another format is a 404',
 
 t.test('installed-apps is the union of components and plugins, sorted by name', async (t) => {
   const profile: Profile = structuredClone(DEFAULT_PROFILE)
-  profile.status['installed-apps'] = { zeta: '1', '10': '2', alpha: '3' }
-  profile.status.plugins = { beta: '4.0', '2': '5' }
+  profile.status['installed-apps'] = { zeta: '1', 10: '2', alpha: '3' }
+  profile.status.plugins = { beta: '4.0', 2: '5' }
   profile.status['rq-workers-running'] = 0
   const app = await build(t, {}, profile)
   const res = await get(app, '/api/status/')

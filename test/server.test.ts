@@ -137,3 +137,18 @@ t.test('PROFILE serves another profile', async (t) => {
     '"rq-workers-running":4,"runtime-version":"3.12","service-version":"4.4.0"}')
   t.equal(JSON.parse((await get(port, '/api/extras/object-types/')).body).count, 1)
 })
+
+t.test('the container healthcheck passes against a running service, with ALLOWED_HOSTS too', async (t) => {
+  const healthcheck = (env: NodeJS.ProcessEnv) => {
+    const child = spawn(process.execPath, [...process.execArgv, new URL('../lib/healthcheck.ts', import.meta.url).pathname], {
+      env: { ...process.env, ...env },
+      stdio: 'inherit',
+    })
+    return once(child, 'exit').then(([code]) => code)
+  }
+  const env = { ALLOWED_HOSTS: '.inventory.test' }
+  const { port } = await start(t, env)
+  t.equal(await healthcheck({ ...env, PORT: String(port) }), 0)
+  t.equal(await healthcheck({ ALLOWED_HOSTS: 'other.test', PORT: String(port) }), 1, 'a 400 is unhealthy')
+  t.equal(await healthcheck({ PORT: '1' }), 1, 'nothing listening')
+})

@@ -6,6 +6,7 @@ import type { Config } from './config.ts'
 import { badUrlHandler, clientErrorHandler, installErrorAnswers } from './errors.ts'
 import { API_HEADERS, detail, JSON_HEADERS, sendJson } from './http.ts'
 import { parseQuery } from './query.ts'
+import { ResponseCache } from './response-cache.ts'
 import { ROUTED_METHODS } from './routes/endpoint.ts'
 import { objectTypeRoutes } from './routes/object-types.ts'
 import { statusRoutes } from './routes/status.ts'
@@ -14,6 +15,9 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Scheme and host (or PUBLIC_URL) that absolute URLs in the answer start with. */
     baseUrl: string
+  }
+  interface FastifyInstance {
+    responseCache: ResponseCache
   }
 }
 
@@ -24,6 +28,9 @@ export interface AppOptions {
 }
 
 const INVALID_HOST = detail('Invalid Host header.')
+
+/** Holds some thousands of pages; distinct hosts and queries cannot grow it past this. */
+export const RESPONSE_CACHE_BYTES = 32 * 1024 * 1024
 
 export async function buildApp ({ config, catalog, logger }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -56,7 +63,9 @@ export async function buildApp ({ config, catalog, logger }: AppOptions): Promis
     done()
   })
 
-  statusRoutes(app, catalog)
-  objectTypeRoutes(app, catalog, config)
+  const cache = new ResponseCache(RESPONSE_CACHE_BYTES)
+  app.decorate('responseCache', cache)
+  statusRoutes(app, cache, catalog)
+  objectTypeRoutes(app, cache, catalog, config)
   return app
 }

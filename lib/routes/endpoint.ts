@@ -5,6 +5,7 @@ import { Description, Detail } from '../../schemas/api.ts'
 import { API_HEADERS, sendJson } from '../http.ts'
 import { toJson } from '../json.ts'
 import { lastValue, type QueryParams } from '../query.ts'
+import type { ResponseCache } from '../response-cache.ts'
 
 /** Every method Node parses except CONNECT, which never reaches a request handler. */
 export const ROUTED_METHODS = METHODS.filter((method) => method !== 'CONNECT')
@@ -22,8 +23,11 @@ export interface Endpoint<Params> {
   description: string
   /** The body of a 200 to GET, and those of its errors. */
   schemas: { 200: TSchema, '4xx'?: TSchema }
-  /** Answers GET and HEAD; `formatSuffix` is what item URLs carry of the request's `format`. */
-  get: Answer<Params>
+  /**
+   * The body of a 200 to GET and HEAD, or a thrown HTTP error; `formatSuffix` is what item
+   * URLs carry of the request's `format`. It depends on the base URL and request URL only.
+   */
+  render: (request: ApiRequest<Params>, formatSuffix: string) => Buffer
 }
 
 // `format` selects a renderer in the reference: `api` (the browsable one, whose body here is
@@ -34,7 +38,7 @@ const FORMAT_SUFFIXES = new Map([['', '?format='], ['api', '?format=api'], ['jso
  * Registers one read-only API path for every method. Each answer checks `format` first,
  * so the order of checks is the reference's: Host (a hook), `format`, then the method.
  */
-export function addEndpoint<Params = unknown> (app: FastifyInstance, endpoint: Endpoint<Params>): void {
+export function addEndpoint<Params = unknown> (app: FastifyInstance, cache: ResponseCache, endpoint: Endpoint<Params>): void {
   const formatChecked = (answer: Answer<Params>) => (request: ApiRequest<Params>, reply: FastifyReply) => {
     reply.headers(API_HEADERS)
     const format = lastValue(request.query, 'format')
@@ -55,7 +59,15 @@ export function addEndpoint<Params = unknown> (app: FastifyInstance, endpoint: E
     method: ['GET', 'HEAD'],
     url: endpoint.url,
     schema: { response: { 200: endpoint.schemas[200], ...errors } },
-    handler: formatChecked(endpoint.get),
+    handler: formatChecked((request, reply, formatSuffix) => {
+      const key = request.baseUrl + request.url
+      let body = cache.get(key)
+      if (body === undefined) {
+        body = endpoint.render(request, formatSuffix)
+        cache.set(key, body)
+      }
+      sendJson(reply, 200, body)
+    }),
   })
   app.route({
     method: 'OPTIONS',

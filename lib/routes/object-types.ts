@@ -2,15 +2,15 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { Detail, FieldErrors, ObjectType, ObjectTypePage } from '../../schemas/api.ts'
 import { OBJECT_TYPES_PATH, renderItem, type Catalog, type Filter } from '../catalog.ts'
-import { sendJson } from '../http.ts'
 import { toJson } from '../json.ts'
 import { pageLinks, pageRange, pageWindow, type PageSizes } from '../pagination.ts'
 import { lastValue, parseInteger, type QueryParams } from '../query.ts'
+import type { ResponseCache } from '../response-cache.ts'
 import { addEndpoint } from './endpoint.ts'
 
 const DESCRIPTION = 'Read-only list of object types.'
 
-export function objectTypeRoutes (app: FastifyInstance, catalog: Catalog, sizes: PageSizes): void {
+export function objectTypeRoutes (app: FastifyInstance, cache: ResponseCache, catalog: Catalog, sizes: PageSizes): void {
   /** The filters the reference offers; a value that cannot match anything is a 400 there. */
   function filterOf (params: QueryParams): Filter {
     const given = (name: string) => {
@@ -33,12 +33,12 @@ export function objectTypeRoutes (app: FastifyInstance, catalog: Catalog, sizes:
     }
   }
 
-  addEndpoint(app, {
+  addEndpoint(app, cache, {
     url: OBJECT_TYPES_PATH,
     name: 'Object Type List',
     description: DESCRIPTION,
     schemas: { 200: ObjectTypePage, '4xx': Type.Union([Detail, FieldErrors]) },
-    get (request, reply, formatSuffix) {
+    render (request, formatSuffix) {
       const params = request.query
       const items = catalog.select(filterOf(params))
       const window = pageWindow(params, sizes)
@@ -49,22 +49,22 @@ export function objectTypeRoutes (app: FastifyInstance, catalog: Catalog, sizes:
       for (let i = start; i < end; i++) {
         body += (i === start ? '' : ',') + renderItem(items[i]!, base, formatSuffix)
       }
-      sendJson(reply, 200, Buffer.from(body + ']}'))
+      return Buffer.from(body + ']}')
     },
   })
 
-  addEndpoint<{ id: string }>(app, {
+  addEndpoint<{ id: string }>(app, cache, {
     url: `${OBJECT_TYPES_PATH}:id/`,
     name: 'Object Type Instance',
     description: DESCRIPTION,
     schemas: { 200: ObjectType },
-    get (request, reply, formatSuffix) {
+    render (request, formatSuffix) {
       // The reference looks the id up as an integer: text that is none is a plain 404.
       const id = parseInteger(request.params.id)
       if (id === undefined) throw app.httpErrors.notFound('Not found.')
       const item = catalog.item(String(id))
       if (item === undefined) throw app.httpErrors.notFound('No ObjectType matches the given query.')
-      sendJson(reply, 200, Buffer.from(renderItem(item, request.baseUrl, formatSuffix)))
+      return Buffer.from(renderItem(item, request.baseUrl, formatSuffix))
     },
   })
 }

@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify'
 import { Status } from '../../schemas/api.ts'
 import type { Catalog } from '../catalog.ts'
-import { sendJson } from '../http.ts'
+import type { ResponseCache } from '../response-cache.ts'
 import { addEndpoint } from './endpoint.ts'
 
-export function statusRoutes (app: FastifyInstance, catalog: Catalog): void {
-  addEndpoint(app, {
+export function statusRoutes (app: FastifyInstance, cache: ResponseCache, catalog: Catalog): void {
+  addEndpoint(app, cache, {
     url: '/api/status/',
     name: 'Status',
     schemas: { 200: Status },
     description: "A lightweight read-only endpoint for conveying the service's current operational status.",
-    get: (_request, reply) => sendJson(reply, 200, catalog.statusBody),
+    render: () => catalog.statusBody,
   })
 }

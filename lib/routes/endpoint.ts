@@ -5,6 +5,7 @@ import { Description, Detail } from '../../schemas/api.ts'
 import { API_HEADERS, sendJson } from '../http.ts'
 import { toJson } from '../json.ts'
 import { lastValue, type QueryParams } from '../query.ts'
+import { cacheKeyOf } from '../fast-path.ts'
 import type { ResponseCache } from '../response-cache.ts'
 
 /** Every method Node parses except CONNECT, which never reaches a request handler. */
@@ -30,6 +31,12 @@ export interface Endpoint<Params> {
   render: (request: ApiRequest<Params>, formatSuffix: string) => Buffer
 }
 
+/** Where 200 bodies are kept, and whether forwarded headers can change them (see fast-path.ts). */
+export interface CachedAnswers {
+  cache: ResponseCache
+  trustsProxies: boolean
+}
+
 // `format` selects a renderer in the reference: `api` (the browsable one, whose body here is
 // the same JSON) and `json`; an empty value selects none. Any other value is a 404 there.
 const FORMAT_SUFFIXES = new Map([['', '?format='], ['api', '?format=api'], ['json', '?format=json']])
@@ -38,7 +45,8 @@ const FORMAT_SUFFIXES = new Map([['', '?format='], ['api', '?format=api'], ['jso
  * Registers one read-only API path for every method. Each answer checks `format` first,
  * so the order of checks is the reference's: Host (a hook), `format`, then the method.
  */
-export function addEndpoint<Params = unknown> (app: FastifyInstance, cache: ResponseCache, endpoint: Endpoint<Params>): void {
+export function addEndpoint<Params = unknown> (app: FastifyInstance, answers: CachedAnswers, endpoint: Endpoint<Params>): void {
+  const { cache, trustsProxies } = answers
   const formatChecked = (answer: Answer<Params>) => (request: ApiRequest<Params>, reply: FastifyReply) => {
     reply.headers(API_HEADERS)
     const format = lastValue(request.query, 'format')
@@ -60,11 +68,11 @@ export function addEndpoint<Params = unknown> (app: FastifyInstance, cache: Resp
     url: endpoint.url,
     schema: { response: { 200: endpoint.schemas[200], ...errors } },
     handler: formatChecked((request, reply, formatSuffix) => {
-      const key = request.baseUrl + request.url
-      let body = cache.get(key)
+      const key = cacheKeyOf(request.raw, trustsProxies)
+      let body = key === undefined ? undefined : cache.get(key)?.body
       if (body === undefined) {
         body = endpoint.render(request, formatSuffix)
-        cache.set(key, body)
+        if (key !== undefined) cache.set(key, body)
       }
       sendJson(reply, 200, body)
     }),

@@ -5,12 +5,11 @@ import { OBJECT_TYPES_PATH, renderItem, type Catalog, type Filter } from '../cat
 import { toJson } from '../json.ts'
 import { pageLinks, pageRange, pageWindow, type PageSizes } from '../pagination.ts'
 import { lastValue, parseInteger, type QueryParams } from '../query.ts'
-import type { ResponseCache } from '../response-cache.ts'
-import { addEndpoint } from './endpoint.ts'
+import { addEndpoint, type CachedAnswers } from './endpoint.ts'
 
 const DESCRIPTION = 'Read-only list of object types.'
 
-export function objectTypeRoutes (app: FastifyInstance, cache: ResponseCache, catalog: Catalog, sizes: PageSizes): void {
+export function objectTypeRoutes (app: FastifyInstance, answers: CachedAnswers, catalog: Catalog, sizes: PageSizes): void {
   /** The filters the reference offers; a value that cannot match anything is a 400 there. */
   function filterOf (params: QueryParams): Filter {
     const given = (name: string) => {
@@ -33,7 +32,7 @@ export function objectTypeRoutes (app: FastifyInstance, cache: ResponseCache, ca
     }
   }
 
-  addEndpoint(app, cache, {
+  addEndpoint(app, answers, {
     url: OBJECT_TYPES_PATH,
     name: 'Object Type List',
     description: DESCRIPTION,
@@ -53,7 +52,7 @@ export function objectTypeRoutes (app: FastifyInstance, cache: ResponseCache, ca
     },
   })
 
-  addEndpoint<{ id: string }>(app, cache, {
+  addEndpoint<{ id: string }>(app, answers, {
     url: `${OBJECT_TYPES_PATH}:id/`,
     name: 'Object Type Instance',
     description: DESCRIPTION,

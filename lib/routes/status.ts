@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { Status } from '../../schemas/api.ts'
 import type { Catalog } from '../catalog.ts'
-import type { ResponseCache } from '../response-cache.ts'
-import { addEndpoint } from './endpoint.ts'
+import { addEndpoint, type CachedAnswers } from './endpoint.ts'
 
-export function statusRoutes (app: FastifyInstance, cache: ResponseCache, catalog: Catalog): void {
-  addEndpoint(app, cache, {
+export function statusRoutes (app: FastifyInstance, answers: CachedAnswers, catalog: Catalog): void {
+  addEndpoint(app, answers, {
     url: '/api/status/',
     name: 'Status',
     schemas: { 200: Status },

@@ -5,7 +5,9 @@
  *   npm run bench [-- --rounds 5 --seconds 5 --connections 50]
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { once } from 'node:events'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
@@ -25,8 +27,9 @@ const HOST = 'bench.test'
 const SERVICE_PORT = 18080
 const REFERENCE_PORT = 18081
 
+const CANONICAL = '/api/extras/object-types/?limit=50&offset=50'
 const CASES: Record<string, string> = {
-  'canonical page': '/api/extras/object-types/?limit=50&offset=50',
+  'canonical page': CANONICAL,
   'first page': '/api/extras/object-types/',
   'format=api': '/api/extras/object-types/?format=api&limit=50&offset=50',
   'filtered (q=dcim)': '/api/extras/object-types/?q=dcim',
@@ -34,6 +37,13 @@ const CASES: Record<string, string> = {
   'one item': '/api/extras/object-types/112/',
   status: '/api/status/',
 }
+/**
+ * The uncached path: every request a new query (`&n=<counter>`, counted by a wrk script),
+ * so each one is rendered and pushes the bounded cache to evict. The reference answers
+ * these with the canonical page (see reference-server.ts): same size, no rendering.
+ */
+const UNCACHED_CASE = 'uncached page (new query each time)'
+const UNIQUE_SUFFIX = '&n='
 
 const haveCommand = (name: string) => {
   try {
@@ -86,11 +96,21 @@ function rssMiB (pid: number): number {
 
 interface Figures { rps: number, p50: number, p99: number, cpuPerRequest: number, errors: number }
 
+/** Runs a command on core 0 (the load generator's) where taskset exists; its standard output. */
+const onLoadCore = (command: string, args: string[]) => {
+  const [pinnedCommand, ...pinnedArgs] = pinned('0', [command, ...args])
+  return execFileSync(pinnedCommand!, pinnedArgs, { stdio: ['ignore', 'pipe', 'ignore'] }).toString()
+}
+
+const UNIQUE_SCRIPT = join(mkdtempSync(join(tmpdir(), 'bench-')), 'unique.lua')
+writeFileSync(UNIQUE_SCRIPT,
+  'local counter = 0\nrequest = function()\n  counter = counter + 1\n  return wrk.format(nil, wrk.path .. counter)\nend\n')
+
 function load (port: number, path: string, seconds: number): { requests: number, rps: number, p50: number, p99: number, errors: number } {
   const url = `http://127.0.0.1:${port}${path}`
   if (WRK) {
-    const out = execFileSync(pinned('0', ['wrk'])[0]!, [...pinned('0', ['wrk']).slice(1), '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`,
-      '--latency', '-H', `Host: ${HOST}`, url]).toString()
+    const script = path.endsWith(UNIQUE_SUFFIX) ? ['-s', UNIQUE_SCRIPT] : []
+    const out = onLoadCore('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-H', `Host: ${HOST}`, ...script, url])
     const ms = (label: string) => {
       const [, value, unit] = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out)!
       return Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit!]!
@@ -106,8 +126,7 @@ function load (port: number, path: string, seconds: number): { requests: number,
     }
   }
   const bin = fileURLToPath(new URL('../../node_modules/.bin/autocannon', import.meta.url))
-  const result = JSON.parse(execFileSync(pinned('0', [bin])[0]!, [...pinned('0', [bin]).slice(1), '--json', '-c', String(CONNECTIONS),
-    '-d', String(seconds), '-H', `host=${HOST}`, url], { stdio: ['ignore', 'pipe', 'ignore'] }).toString())
+  const result = JSON.parse(onLoadCore(bin, ['--json', '-c', String(CONNECTIONS), '-d', String(seconds), '-H', `host=${HOST}`, url]))
   return {
     requests: result.requests.total,
     rps: result.requests.average,
@@ -153,7 +172,11 @@ async function main (): Promise<void> {
 
   const header = ['case', 'service rps', 'ref rps', 'ratio', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'errors']
   const rows: string[][] = [header]
-  for (const [name, path] of Object.entries(CASES)) {
+  const cases = Object.entries(CASES)
+  // autocannon's command line cannot vary the query per request.
+  if (WRK) cases.push([UNCACHED_CASE, CANONICAL + UNIQUE_SUFFIX])
+  else console.log(`(${UNCACHED_CASE}: needs wrk)`)
+  for (const [name, path] of cases) {
     const ours: Figures[] = []
     const theirs: Figures[] = []
     for (let round = 0; round < ROUNDS; round++) {

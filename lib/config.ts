@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { availableParallelism } from 'node:os'
 import { Value } from '@sinclair/typebox/value'
 import { Environment } from '../schemas/config.ts'
 import type { Level } from 'pino'
@@ -15,6 +16,8 @@ export interface Config {
   allowedHosts?: string[]
   paginateCount: number
   maxPageSize: number
+  /** Processes serving the port (node:cluster when more than one). */
+  workers: number
   logLevel: Level | 'silent'
   accessLog: boolean
 }
@@ -51,6 +54,7 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
     paginateCount,
     // As in the reference, the maximum never undercuts the default page size.
     maxPageSize: Math.max(positive('MAX_PAGE_SIZE', raw.MAX_PAGE_SIZE), paginateCount),
+    workers: raw.WORKERS === 'auto' ? availableParallelism() : positive('WORKERS', raw.WORKERS),
     logLevel: raw.LOG_LEVEL as Config['logLevel'],
     accessLog: raw.ACCESS_LOG === 'true',
   }

@@ -1,7 +1,9 @@
+import cluster from 'node:cluster'
 import closeWithGrace from 'close-with-grace'
 import { pino, type Logger } from 'pino'
 import { buildApp } from './app.ts'
 import { Catalog } from './catalog.ts'
+import { superviseWorkers } from './cluster.ts'
 import { loadConfig, type Config } from './config.ts'
 import { loadProfile } from './profile.ts'
 
@@ -20,6 +22,10 @@ async function main (): Promise<void> {
   } catch (error) {
     return stop(logger, error)
   }
+  if (cluster.isPrimary && config.workers > 1) {
+    // Configuration and profile were checked above, so a bad one stops before any worker starts.
+    return superviseWorkers(config.workers, logger)
+  }
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl }, 'profile loaded')
 
   const app = await buildApp({ config, catalog, logger })
@@ -30,13 +36,21 @@ async function main (): Promise<void> {
     else logger.info({ signal }, 'closing')
     await app.close()
   })
-  await app.listen({ port: config.port, host: config.host })
+  try {
+    await app.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    stop(logger, error)
+  }
 }
 
-/** Loading throws only ConfigError and ProfileError, whose messages say what to fix. */
-function stop (logger: Logger, error: unknown): void {
+/**
+ * Start-up failed: loading throws only ConfigError and ProfileError, whose messages say what
+ * to fix; listening fails with the system's reason (EADDRINUSE…). Exit at once: in a worker,
+ * the channel to the primary would otherwise keep the process alive. (pino writes synchronously.)
+ */
+function stop (logger: Logger, error: unknown): never {
   logger.fatal((error as Error).message)
-  process.exitCode = 1
+  process.exit(1)
 }
 
 await main()

@@ -15,6 +15,7 @@ export const Environment = Type.Object({
   ALLOWED_HOSTS: Type.String({ minLength: 1, default: '*', description: 'comma-separated host names; `*` allows any, `.example.com` a domain and its subdomains' }),
   PAGINATE_COUNT: whole('default page size, at least 1', '50'),
   MAX_PAGE_SIZE: whole('largest page size, at least 1', '1000'),
+  WORKERS: Type.String({ pattern: '^([0-9]+|auto)$', default: '1', description: 'processes serving the port: a number from 1 up, or auto for one per available CPU' }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' }

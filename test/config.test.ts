@@ -1,4 +1,5 @@
 import t from 'tap'
+import { availableParallelism } from 'node:os'
 import { loadConfig } from '../lib/config.ts'
 import { DEFAULT_PROFILE } from '../lib/profile.ts'
 
@@ -9,6 +10,7 @@ t.test('defaults', async (t) => {
     profile: DEFAULT_PROFILE,
     paginateCount: 50,
     maxPageSize: 1000,
+    workers: 1,
     logLevel: 'info',
     accessLog: false,
   })
@@ -24,6 +26,7 @@ t.test('every variable, set', async (t) => {
     ALLOWED_HOSTS: 'Inventory.example.com,.corp.test',
     PAGINATE_COUNT: '20',
     MAX_PAGE_SIZE: '10',
+    WORKERS: '3',
     LOG_LEVEL: 'debug',
     ACCESS_LOG: 'true',
     UNRELATED: 'ignored',
@@ -36,9 +39,11 @@ t.test('every variable, set', async (t) => {
     allowedHosts: ['inventory.example.com', '.corp.test'],
     paginateCount: 20,
     maxPageSize: 20,
+    workers: 3,
     logLevel: 'debug',
     accessLog: true,
   })
+  t.equal(loadConfig({ WORKERS: 'auto' }).workers, availableParallelism(), 'auto: one per available CPU')
   t.notOk('allowedHosts' in loadConfig({ ALLOWED_HOSTS: 'a.test,*' }), '* anywhere allows every host')
 })
 
@@ -48,6 +53,8 @@ t.test('a bad value names the variable and the problem', async (t) => {
     [{ PORT: '70000' }, 'PORT="70000": a TCP port is at most 65535'],
     [{ PAGINATE_COUNT: '0' }, 'PAGINATE_COUNT="0": expected a whole number from 1 up'],
     [{ MAX_PAGE_SIZE: '-1' }, 'MAX_PAGE_SIZE="-1": Expected string to match \'^[0-9]+$\' (largest page size, at least 1)'],
+    [{ WORKERS: '0' }, 'WORKERS="0": expected a whole number from 1 up'],
+    [{ WORKERS: 'all' }, 'WORKERS="all": Expected string to match \'^([0-9]+|auto)$\' (processes serving the port: a number from 1 up, or auto for one per available CPU)'],
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL="verbose": Expected union value (one of fatal, error, warn, info, debug, trace, silent)'],
     [{ ACCESS_LOG: 'yes' }, 'ACCESS_LOG="yes": Expected union value (true logs every request)'],
     [{ HOST: '' }, 'HOST="": Expected string length greater or equal to 1 (address to listen on)'],

@@ -152,3 +152,58 @@ t.test('the container healthcheck passes against a running service, with ALLOWED
   t.equal(await healthcheck({ ALLOWED_HOSTS: 'other.test', PORT: String(port) }), 1, 'a 400 is unhealthy')
   t.equal(await healthcheck({ PORT: '1' }), 1, 'nothing listening')
 })
+
+t.test('WORKERS=2: two processes share the port, a dead one is replaced, SIGTERM drains all', async (t) => {
+  const server = await start(t, { WORKERS: '2' })
+  const workerPids = async (count: number) => {
+    for (;;) {
+      const pids = new Set([...server.output().matchAll(/"pid":(\d+),[^\n]*Server listening/g)].map((match) => Number(match[1])))
+      if (pids.size >= count) return [...pids]
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+  const [first, second] = await workerPids(2)
+  t.not(first, server.child.pid)
+  process.kill(first!, 'SIGKILL')
+  const [, , replacement] = await workerPids(3)
+  t.ok(replacement !== undefined && ![first, second].includes(replacement), 'a new worker')
+  t.match(server.output(), `"worker":${first},"code":null,"signal":"SIGKILL","msg":"a worker died; starting another"`)
+  for (let i = 0; i < 20; i++) t.equal((await get(server.port, '/api/status/')).status, 200)
+
+  server.child.kill('SIGTERM')
+  const { code, output } = await server.exited
+  t.equal(code, 0)
+  t.match(output, '"msg":"closing all workers"')
+  for (const pid of [second!, replacement!]) t.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `worker ${pid} is gone`)
+})
+
+t.test('WORKERS=2: a worker that cannot listen stops the service with exit 1', async (t) => {
+  const { port } = await start(t)
+  const { code, output } = await run({ WORKERS: '2', PORT: String(port) }).exited
+  t.equal(code, 1)
+  t.match(output, 'a worker failed to start; stopping')
+})
+
+t.test('WORKERS=2: a worker that does not stop on SIGTERM is killed after 15 s, exit 1', async (t) => {
+  const server = await start(t, { WORKERS: '2' })
+  let pids: number[] = []
+  while (pids.length < 2) {
+    pids = [...new Set([...server.output().matchAll(/"pid":(\d+),[^\n]*Server listening/g)].map((match) => Number(match[1])))]
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  // A stopped process cannot run its own shutdown timer: only the primary's can end it.
+  process.kill(pids[0]!, 'SIGSTOP')
+  server.child.kill('SIGTERM')
+  const { code, output } = await server.exited
+  t.equal(code, 1)
+  t.match(output, '"msg":"workers did not finish in time; killing them"')
+  // SIGKILL is asynchronous: give the system a moment to reap the worker.
+  const gone = async () => {
+    for (let i = 0; i < 100; i++) {
+      try { process.kill(pids[0]!, 0) } catch { return true }
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    return false
+  }
+  t.ok(await gone(), 'the stopped worker is gone')
+})

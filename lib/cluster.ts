@@ -1,0 +1,53 @@
+import cluster, { type Worker } from 'node:cluster'
+import type { Logger } from 'pino'
+
+/** How long workers get to drain on SIGTERM before they are killed (theirs is 10 s). */
+const SHUTDOWN_TIMEOUT_MS = 15_000
+
+/**
+ * The primary of a multi-process service: forks `count` workers that share the port, replaces
+ * a worker that dies after it was serving, and on SIGTERM/SIGINT has every worker drain, then
+ * exits 0. A worker that dies before it ever listened is a start-up failure: all stop, exit 1.
+ */
+export function superviseWorkers (count: number, logger: Logger): void {
+  let stopping = false
+  const workers = new Set<Worker>()
+  const fork = () => {
+    const worker = cluster.fork()
+    workers.add(worker)
+    let listening = false
+    worker.once('listening', () => { listening = true })
+    worker.once('exit', (code, signal) => {
+      workers.delete(worker)
+      if (stopping) return
+      if (!listening) {
+        logger.fatal({ worker: worker.process.pid, code, signal }, 'a worker failed to start; stopping')
+        stop(1)
+        return
+      }
+      logger.error({ worker: worker.process.pid, code, signal }, 'a worker died; starting another')
+      fork()
+    })
+  }
+
+  const stop = (exitCode: number) => {
+    stopping = true
+    const timer = setTimeout(() => {
+      logger.error('workers did not finish in time; killing them')
+      for (const worker of workers) worker.process.kill('SIGKILL')
+      process.exit(1)
+    }, SHUTDOWN_TIMEOUT_MS)
+    timer.unref()
+    for (const worker of workers) worker.process.kill('SIGTERM')
+    process.exitCode = exitCode
+  }
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.info({ signal }, 'closing all workers')
+      stop(0)
+    })
+  }
+
+  logger.info({ workers: count }, 'starting workers')
+  for (let i = 0; i < count; i++) fork()
+}

@@ -2,28 +2,26 @@
  * Side-by-side benchmark: the service against a bare node:http server that writes the
  * same bytes from memory (the ceiling for Node.js). Prints figures; asserts nothing.
  *
- *   npm run bench [-- --rounds 5 --seconds 5 --connections 50]
+ *   npm run bench [-- --rounds 5 --seconds 5 --connections 50 --only status]
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
-import { fetchRaw } from './fetch.ts'
+import { cpuMicros, fetchPage, HOST, load, median, pinned, rssMiB, SERVICE_SCRIPT, TASKSET, UNIQUE_SUFFIX, waitFor200, WRK } from './load.ts'
 
 const { values: options } = parseArgs({
   options: {
     rounds: { type: 'string', default: '5' },
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
+    /** Only the cases whose name contains this. */
+    only: { type: 'string', default: '' },
   },
 })
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
 const CONNECTIONS = Number(options.connections)
-const HOST = 'bench.test'
 const SERVICE_PORT = 18080
 const REFERENCE_PORT = 18081
 
@@ -43,23 +41,9 @@ const CASES: Record<string, string> = {
  * these with the canonical page (see reference-server.ts): same size, no rendering.
  */
 const UNCACHED_CASE = 'uncached page (new query each time)'
-const UNIQUE_SUFFIX = '&n='
-
-const haveCommand = (name: string) => {
-  try {
-    execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-}
-const WRK = haveCommand('wrk')
-const TASKSET = haveCommand('taskset') && Number(execFileSync('nproc').toString()) >= 2
-/** Servers on the last core, the load generator on the first, where taskset exists. */
-const pinned = (core: string, command: string[]) => TASKSET ? ['taskset', '-c', core, ...command] : command
 
 function startService (): ChildProcess {
-  const [command, ...args] = pinned('1', [process.execPath, fileURLToPath(new URL('../lib/server.js', import.meta.url))])
+  const [command, ...args] = pinned('1', [process.execPath, SERVICE_SCRIPT])
   return spawn(command!, args, {
     env: { ...process.env, PORT: String(SERVICE_PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: 'inherit',
@@ -72,80 +56,12 @@ function startReference (): ChildProcess {
   return spawn(command!, args, { stdio: 'inherit' })
 }
 
-const fetchPage = (port: number, path: string) => fetchRaw(port, path, HOST)
-
-async function waitFor200 (port: number, path: string): Promise<void> {
-  for (;;) {
-    try {
-      if ((await fetchPage(port, path)).status === 200) return
-    } catch {}
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-}
-
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString())
-/** User + system CPU time of a process, in µs. */
-function cpuMicros (pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 1e6 / CLOCK_TICKS
-}
-function rssMiB (pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  return Number(match![1]) / 1024
-}
-
 interface Figures { rps: number, p50: number, p99: number, cpuPerRequest: number, errors: number }
-
-/** Runs a command on core 0 (the load generator's) where taskset exists; its standard output. */
-const onLoadCore = (command: string, args: string[]) => {
-  const [pinnedCommand, ...pinnedArgs] = pinned('0', [command, ...args])
-  return execFileSync(pinnedCommand!, pinnedArgs, { stdio: ['ignore', 'pipe', 'ignore'] }).toString()
-}
-
-const UNIQUE_SCRIPT = join(mkdtempSync(join(tmpdir(), 'bench-')), 'unique.lua')
-writeFileSync(UNIQUE_SCRIPT,
-  'local counter = 0\nrequest = function()\n  counter = counter + 1\n  return wrk.format(nil, wrk.path .. counter)\nend\n')
-
-function load (port: number, path: string, seconds: number): { requests: number, rps: number, p50: number, p99: number, errors: number } {
-  const url = `http://127.0.0.1:${port}${path}`
-  if (WRK) {
-    const script = path.endsWith(UNIQUE_SUFFIX) ? ['-s', UNIQUE_SCRIPT] : []
-    const out = onLoadCore('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-H', `Host: ${HOST}`, ...script, url])
-    const ms = (label: string) => {
-      const [, value, unit] = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out)!
-      return Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit!]!
-    }
-    const errors = [...out.matchAll(/(?:Non-2xx or 3xx responses|connect|read|write|timeout)[: ]+(\d+)/g)]
-      .reduce((sum, match) => sum + Number(match[1]), 0)
-    return {
-      requests: Number(/(\d+) requests in/.exec(out)![1]),
-      rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]),
-      p50: ms(' 50%'),
-      p99: ms(' 99%'),
-      errors,
-    }
-  }
-  const bin = fileURLToPath(new URL('../../node_modules/.bin/autocannon', import.meta.url))
-  const result = JSON.parse(onLoadCore(bin, ['--json', '-c', String(CONNECTIONS), '-d', String(seconds), '-H', `host=${HOST}`, url]))
-  return {
-    requests: result.requests.total,
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx,
-  }
-}
 
 function measure (pid: number, port: number, path: string): Figures {
   const before = cpuMicros(pid)
-  const { requests, rps, p50, p99, errors } = load(port, path, SECONDS)
+  const { requests, rps, p50, p99, errors } = load({ port, path, seconds: SECONDS, connections: CONNECTIONS, core: '0' })
   return { rps, p50, p99, cpuPerRequest: (cpuMicros(pid) - before) / requests, errors }
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
 async function main (): Promise<void> {
@@ -166,8 +82,8 @@ async function main (): Promise<void> {
     ` ${TASKSET ? 'servers on core 1, load on core 0' : 'not pinned (no taskset or one core)'}; node ${process.version}`)
   console.log(`start-up to first 200: ${startupMs.toFixed(0)} ms`)
   for (const path of Object.values(CASES)) {
-    load(SERVICE_PORT, path, 1)
-    load(REFERENCE_PORT, path, 1)
+    load({ port: SERVICE_PORT, path, seconds: 1, connections: CONNECTIONS, core: '0' })
+    load({ port: REFERENCE_PORT, path, seconds: 1, connections: CONNECTIONS, core: '0' })
   }
 
   const header = ['case', 'service rps', 'ref rps', 'ratio', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'errors']
@@ -176,7 +92,7 @@ async function main (): Promise<void> {
   // autocannon's command line cannot vary the query per request.
   if (WRK) cases.push([UNCACHED_CASE, CANONICAL + UNIQUE_SUFFIX])
   else console.log(`(${UNCACHED_CASE}: needs wrk)`)
-  for (const [name, path] of cases) {
+  for (const [name, path] of cases.filter(([name]) => name.includes(options.only))) {
     const ours: Figures[] = []
     const theirs: Figures[] = []
     for (let round = 0; round < ROUNDS; round++) {

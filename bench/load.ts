@@ -1,0 +1,109 @@
+/** What the benchmarks share: the load generator, process figures from /proc, medians. */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { fetchRaw } from './fetch.ts'
+
+const haveCommand = (name: string) => {
+  try {
+    execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+export const WRK = haveCommand('wrk')
+export const CORES = Number(execFileSync('nproc').toString())
+export const TASKSET = haveCommand('taskset') && CORES >= 2
+/** A command pinned to one core where taskset exists; `undefined`: not pinned. */
+export const pinned = (core: string | undefined, command: string[]) =>
+  TASKSET && core !== undefined ? ['taskset', '-c', core, ...command] : command
+
+/** The Host every benchmark request carries. */
+export const HOST = 'bench.test'
+export const fetchPage = (port: number, path: string) => fetchRaw(port, path, HOST)
+
+export async function waitFor200 (port: number, path: string): Promise<void> {
+  for (;;) {
+    try {
+      if ((await fetchPage(port, path)).status === 200) return
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString())
+/** User + system CPU time of a process, in µs. */
+export function cpuMicros (pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 1e6 / CLOCK_TICKS
+}
+export function rssMiB (pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return Number(match![1]) / 1024
+}
+
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+/** A path ending in this gets a new counter appended on every request (wrk only). */
+export const UNIQUE_SUFFIX = '&n='
+const UNIQUE_SCRIPT = join(mkdtempSync(join(tmpdir(), 'bench-')), 'unique.lua')
+writeFileSync(UNIQUE_SCRIPT,
+  'local counter = 0\nrequest = function()\n  counter = counter + 1\n  return wrk.format(nil, wrk.path .. counter)\nend\n')
+
+export interface Load {
+  port: number
+  path: string
+  seconds: number
+  connections: number
+  /** wrk threads (autocannon has one). */
+  threads?: number
+  /** The core of the load generator, if pinned. */
+  core?: string
+}
+
+export interface LoadFigures { requests: number, rps: number, p50: number, p99: number, errors: number }
+
+/** Loads one URL with wrk, or autocannon without it; latencies in ms. */
+export function load ({ port, path, seconds, connections, threads = 1, core }: Load): LoadFigures {
+  const url = `http://127.0.0.1:${port}${path}`
+  const run = (command: string, args: string[]) => {
+    const [pinnedCommand, ...pinnedArgs] = pinned(core, [command, ...args])
+    return execFileSync(pinnedCommand!, pinnedArgs, { stdio: ['ignore', 'pipe', 'ignore'] }).toString()
+  }
+  if (WRK) {
+    const script = path.endsWith(UNIQUE_SUFFIX) ? ['-s', UNIQUE_SCRIPT] : []
+    const out = run('wrk', [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--latency', '-H', `Host: ${HOST}`, ...script, url])
+    const ms = (label: string) => {
+      const [, value, unit] = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out)!
+      return Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit!]!
+    }
+    const errors = [...out.matchAll(/(?:Non-2xx or 3xx responses|connect|read|write|timeout)[: ]+(\d+)/g)]
+      .reduce((sum, match) => sum + Number(match[1]), 0)
+    return {
+      requests: Number(/(\d+) requests in/.exec(out)![1]),
+      rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]),
+      p50: ms(' 50%'),
+      p99: ms(' 99%'),
+      errors,
+    }
+  }
+  const bin = fileURLToPath(new URL('../../node_modules/.bin/autocannon', import.meta.url))
+  const result = JSON.parse(run(bin, ['--json', '-c', String(connections), '-d', String(seconds), '-H', `host=${HOST}`, url]))
+  return {
+    requests: result.requests.total,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  }
+}
+
+/** The built service (dist/lib/server.js), started with extra environment. */
+export const SERVICE_SCRIPT = fileURLToPath(new URL('../lib/server.js', import.meta.url))

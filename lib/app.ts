@@ -6,10 +6,13 @@ import type { Config } from './config.ts'
 import { badUrlHandler, clientErrorHandler, installErrorAnswers } from './errors.ts'
 import { API_HEADERS, detail, JSON_HEADERS, sendJson } from './http.ts'
 import { FastPath } from './fast-path.ts'
+import { httpServerFactory } from './http-server.ts'
+import { Lifecycle } from './lifecycle.ts'
 import { parseQuery } from './query.ts'
 import { ResponseCache } from './response-cache.ts'
 import { ROUTED_METHODS } from './routes/endpoint.ts'
 import { objectTypeRoutes } from './routes/object-types.ts'
+import { probeRoutes } from './routes/probes.ts'
 import { statusRoutes } from './routes/status.ts'
 
 declare module 'fastify' {
@@ -19,6 +22,11 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     responseCache: ResponseCache
+    lifecycle: Lifecycle
+  }
+  interface FastifyContextConfig {
+    /** Answered whatever the Host: probes address the process by IP. */
+    anyHost?: boolean
   }
 }
 
@@ -37,8 +45,11 @@ export async function buildApp ({ config, catalog, logger }: AppOptions): Promis
   const answers = { cache: new ResponseCache(RESPONSE_CACHE_BYTES), trustsProxies: config.trustProxy !== undefined }
   // Cache hits skip Fastify; with per-request logs on, every request goes through it to be logged.
   const fastPath = config.accessLog ? undefined : new FastPath(answers.cache, answers.trustsProxies)
+  const lifecycle = new Lifecycle()
   const app = Fastify({
-    ...(fastPath !== undefined && { serverFactory: fastPath.serverFactory }),
+    serverFactory: httpServerFactory(config, lifecycle, fastPath),
+    // A closing server keeps answering the connections it has (see shutdown.ts).
+    return503OnClosing: false,
     loggerInstance: logger,
     // Per-request logs cost about half the throughput, so they are opt-in.
     logController: new LogController({ disableRequestLogging: !config.accessLog }),
@@ -59,6 +70,7 @@ export async function buildApp ({ config, catalog, logger }: AppOptions): Promis
   const baseUrl = baseUrlOf(config)
   app.decorateRequest('baseUrl', '')
   app.addHook('onRequest', (request, reply, done) => {
+    if (request.routeOptions.config.anyHost === true) return done()
     const base = baseUrl(request)
     if (base === undefined) {
       reply.headers(request.is404 ? JSON_HEADERS : API_HEADERS)
@@ -69,7 +81,8 @@ export async function buildApp ({ config, catalog, logger }: AppOptions): Promis
   })
 
   app.decorate('responseCache', answers.cache)
-  if (fastPath !== undefined) app.addHook('preClose', (done) => { fastPath.close(); done() })
+  app.decorate('lifecycle', lifecycle)
+  probeRoutes(app, lifecycle)
   statusRoutes(app, answers, catalog)
   objectTypeRoutes(app, answers, catalog, config)
   return app

@@ -1,15 +1,16 @@
 import cluster, { type Worker } from 'node:cluster'
 import type { Logger } from 'pino'
 
-/** How long workers get to drain on SIGTERM before they are killed (theirs is 10 s). */
-const SHUTDOWN_TIMEOUT_MS = 15_000
+/** Beyond the workers' own shutdown budget, before the primary kills them. */
+const KILL_MARGIN_MS = 5000
 
 /**
  * The primary of a multi-process service: forks `count` workers that share the port, replaces
  * a worker that dies after it was serving, and on SIGTERM/SIGINT has every worker drain, then
- * exits 0. A worker that dies before it ever listened is a start-up failure: all stop, exit 1.
+ * exits 0; workers still there `shutdownBudgetMs` (plus a margin) later are killed: exit 1.
+ * A worker that dies before it ever listened is a start-up failure: all stop, exit 1.
  */
-export function superviseWorkers (count: number, logger: Logger): void {
+export function superviseWorkers (count: number, shutdownBudgetMs: number, logger: Logger): void {
   let stopping = false
   const workers = new Set<Worker>()
   const fork = () => {
@@ -36,7 +37,7 @@ export function superviseWorkers (count: number, logger: Logger): void {
       logger.error('workers did not finish in time; killing them')
       for (const worker of workers) worker.process.kill('SIGKILL')
       process.exit(1)
-    }, SHUTDOWN_TIMEOUT_MS)
+    }, shutdownBudgetMs + KILL_MARGIN_MS)
     timer.unref()
     for (const worker of workers) worker.process.kill('SIGTERM')
     process.exitCode = exitCode

@@ -18,6 +18,12 @@ export interface Config {
   maxPageSize: number
   /** Processes serving the port (node:cluster when more than one). */
   workers: number
+  keepAliveTimeoutMs: number
+  headersTimeoutMs: number
+  requestTimeoutMs: number
+  maxHeaderSize: number
+  drainDelayMs: number
+  shutdownTimeoutMs: number
   logLevel: Level | 'silent'
   accessLog: boolean
 }
@@ -44,6 +50,12 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
   if (port > 65535) throw new ConfigError('PORT', raw.PORT, 'a TCP port is at most 65535')
   const paginateCount = positive('PAGINATE_COUNT', raw.PAGINATE_COUNT)
   const hosts = allowedHosts(raw.ALLOWED_HOSTS)
+  const headersTimeoutMs = duration('HEADERS_TIMEOUT_MS', raw.HEADERS_TIMEOUT_MS)
+  const requestTimeoutMs = duration('REQUEST_TIMEOUT_MS', raw.REQUEST_TIMEOUT_MS)
+  // Node refuses a headers timeout longer than the request timeout it is part of.
+  if (requestTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError('REQUEST_TIMEOUT_MS', raw.REQUEST_TIMEOUT_MS, `expected at least HEADERS_TIMEOUT_MS (${headersTimeoutMs})`)
+  }
   return {
     port,
     host: raw.HOST,
@@ -55,6 +67,12 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
     // As in the reference, the maximum never undercuts the default page size.
     maxPageSize: Math.max(positive('MAX_PAGE_SIZE', raw.MAX_PAGE_SIZE), paginateCount),
     workers: raw.WORKERS === 'auto' ? availableParallelism() : positive('WORKERS', raw.WORKERS),
+    keepAliveTimeoutMs: duration('KEEP_ALIVE_TIMEOUT_MS', raw.KEEP_ALIVE_TIMEOUT_MS),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    maxHeaderSize: positive('MAX_HEADER_SIZE', raw.MAX_HEADER_SIZE),
+    drainDelayMs: duration('DRAIN_DELAY_MS', raw.DRAIN_DELAY_MS, 0),
+    shutdownTimeoutMs: duration('SHUTDOWN_TIMEOUT_MS', raw.SHUTDOWN_TIMEOUT_MS),
     logLevel: raw.LOG_LEVEL as Config['logLevel'],
     accessLog: raw.ACCESS_LOG === 'true',
   }
@@ -64,6 +82,15 @@ function positive (name: string, value: string): number {
   const number = Number(value)
   if (number < 1 || !Number.isSafeInteger(number)) throw new ConfigError(name, value, 'expected a whole number from 1 up')
   return number
+}
+
+/** Node's timers take at most 2^31 - 1 ms (about 24 days); a longer one would fire at once. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1
+
+function duration (name: string, value: string, min = 1): number {
+  const ms = Number(value)
+  if (ms < min || ms > LONGEST_TIMER_MS) throw new ConfigError(name, value, `expected ${min} to ${LONGEST_TIMER_MS} ms`)
+  return ms
 }
 
 function publicUrl (value: string): string {

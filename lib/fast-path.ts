@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { FastifyServerFactory } from 'fastify'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ResponseCache } from './response-cache.ts'
 
 /**
@@ -24,34 +23,22 @@ export function cacheKeyOf (request: IncomingMessage, trustsProxies: boolean): s
 const FORWARDED = /^x-forwarded-(host|proto)$/i
 
 /**
- * A node:http server that answers GET and HEAD from the response cache before Fastify
- * sees the request. Only a 200 that Fastify rendered for the same key is ever there, so a
- * hit has passed every check (Host, format, method) and Fastify's answer is reproduced
- * byte for byte; everything else goes to Fastify. This is the bare-Node speed of the service.
+ * Answers GET and HEAD from the response cache before Fastify sees the request. Only a
+ * 200 that Fastify rendered for the same key is ever there, so a hit has passed every check
+ * (Host, format, method) and Fastify's answer is reproduced byte for byte; everything else
+ * goes to Fastify. This is the bare-Node speed of the service.
  */
 export class FastPath {
-  #open = true
-
   constructor (private readonly cache: ResponseCache, private readonly trustsProxies: boolean) {}
 
-  /** Stop answering here, so that Fastify alone handles a server that is closing. */
-  close (): void {
-    this.#open = false
-  }
-
-  readonly serverFactory: FastifyServerFactory = (fastify, options) => {
-    const server: Server = createServer(options.http ?? {}, (request: IncomingMessage, response: ServerResponse) => {
-      if (!this.#open || (request.method !== 'GET' && request.method !== 'HEAD')) return fastify(request, response)
-      const key = cacheKeyOf(request, this.trustsProxies)
-      const answer = key === undefined ? undefined : this.cache.get(key)
-      if (answer === undefined) return fastify(request, response)
-      response.writeHead(200, answer.headers)
-      response.end(answer.body)
-    })
-    // What Fastify sets on a server it creates itself (it has filled in its defaults by now).
-    server.keepAliveTimeout = Number(options.keepAliveTimeout)
-    server.requestTimeout = Number(options.requestTimeout)
-    server.setTimeout(Number(options.connectionTimeout))
-    return server
+  /** True when the request was answered from the cache. */
+  answered (request: IncomingMessage, response: ServerResponse): boolean {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return false
+    const key = cacheKeyOf(request, this.trustsProxies)
+    const answer = key === undefined ? undefined : this.cache.get(key)
+    if (answer === undefined) return false
+    response.writeHead(200, answer.headers)
+    response.end(answer.body)
+    return true
   }
 }

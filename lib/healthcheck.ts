@@ -3,12 +3,10 @@ import { loadConfig } from './config.ts'
 
 /**
  * The container's HEALTHCHECK, with no curl in the image: exits 0 when the service on
- * this host answers GET /api/status/ with 200. It sends a Host that ALLOWED_HOSTS accepts.
+ * this host answers GET /healthz with 200 (a probe path: any Host, no token needed).
  */
 const config = loadConfig(process.env)
-const allowed = config.allowedHosts?.[0]
-const host = allowed === undefined ? 'localhost' : allowed.replace(/^\./, '')
-request({ host: '127.0.0.1', port: config.port, path: '/api/status/', headers: { host }, timeout: 2000 }, (res) => {
+request({ host: '127.0.0.1', port: config.port, path: '/healthz', timeout: 2000 }, (res) => {
   res.resume()
   process.exitCode = res.statusCode === 200 ? 0 : 1
 })

@@ -1,11 +1,11 @@
 import cluster from 'node:cluster'
-import closeWithGrace from 'close-with-grace'
 import { pino, type Logger } from 'pino'
 import { buildApp } from './app.ts'
 import { Catalog } from './catalog.ts'
 import { superviseWorkers } from './cluster.ts'
 import { loadConfig, type Config } from './config.ts'
 import { loadProfile } from './profile.ts'
+import { closeOnSignal, shutdownBudgetMs } from './shutdown.ts'
 
 /** Start-up: configuration, profile, app, listen. Anything wrong stops here, before a port is opened. */
 async function main (): Promise<void> {
@@ -24,18 +24,12 @@ async function main (): Promise<void> {
   }
   if (cluster.isPrimary && config.workers > 1) {
     // Configuration and profile were checked above, so a bad one stops before any worker starts.
-    return superviseWorkers(config.workers, logger)
+    return superviseWorkers(config.workers, shutdownBudgetMs(config), logger)
   }
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl }, 'profile loaded')
 
   const app = await buildApp({ config, catalog, logger })
-  // SIGTERM/SIGINT: stop accepting, let in-flight requests finish, exit 0 (1 if that takes over 10 s).
-  closeWithGrace({ delay: 10_000, logger }, async ({ signal, err }) => {
-    /* c8 ignore next: only an uncaught exception, which no test can cause, gets here with an error */
-    if (err !== undefined) logger.error({ err }, 'closing after an unexpected error')
-    else logger.info({ signal }, 'closing')
-    await app.close()
-  })
+  closeOnSignal(app, config, logger)
   try {
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {

@@ -48,6 +48,11 @@ export const Description = Type.Object({
   parses: Type.Array(Type.String()),
 }, { additionalProperties: false })
 
+/** GET /healthz (the process is alive) and GET /readyz (it takes traffic, or is draining: 503). */
+export const Probe = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('ready'), Type.Literal('draining')]),
+}, { additionalProperties: false })
+
 export type Status = Static<typeof Status>
 export type ObjectType = Static<typeof ObjectType>
 export type ObjectTypePage = Static<typeof ObjectTypePage>

@@ -16,6 +16,12 @@ export const Environment = Type.Object({
   PAGINATE_COUNT: whole('default page size, at least 1', '50'),
   MAX_PAGE_SIZE: whole('largest page size, at least 1', '1000'),
   WORKERS: Type.String({ pattern: '^([0-9]+|auto)$', default: '1', description: 'processes serving the port: a number from 1 up, or auto for one per available CPU' }),
+  KEEP_ALIVE_TIMEOUT_MS: whole('how long an idle keep-alive connection stays open, in ms, at least 1; above the load balancer\'s idle timeout', '72000'),
+  HEADERS_TIMEOUT_MS: whole('time a client has to send the request headers, in ms, at least 1', '10000'),
+  REQUEST_TIMEOUT_MS: whole('time a client has to send the whole request, in ms, at least HEADERS_TIMEOUT_MS', '30000'),
+  MAX_HEADER_SIZE: whole('largest request line plus headers, in bytes, at least 1', '16384'),
+  DRAIN_DELAY_MS: whole('after SIGTERM, how long /readyz answers 503 while the API keeps serving, in ms', '5000'),
+  SHUTDOWN_TIMEOUT_MS: whole('after the drain delay, how long requests get to finish before they are cut, in ms, at least 1', '10000'),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' }

@@ -1,9 +1,6 @@
 import t from 'tap'
 import { connect } from 'node:net'
 import type { AddressInfo } from 'node:net'
-import type { FastifyServerOptions } from 'fastify'
-import { FastPath } from '../lib/fast-path.ts'
-import { ResponseCache } from '../lib/response-cache.ts'
 import { build } from './helper.ts'
 
 /** Sends requests on one keep-alive connection and resolves with the raw answers, Date lines removed. */
@@ -79,25 +76,4 @@ t.test('an empty Host is answered for the address reached, never from the cache'
   t.match(first, `"url":"http://127.0.0.1:${port}/api/extras/object-types/23/"`)
   t.equal(second, first)
   t.equal(app.responseCache.bytes, 0)
-})
-
-t.test('a closing fast path hands every request to Fastify', async (t) => {
-  const cache = new ResponseCache(1024)
-  cache.set('inventory.test /api/status/', Buffer.from('{}'))
-  const fastPath = new FastPath(cache, false)
-  let handedOver = 0
-  const server = fastPath.serverFactory((_request, response) => {
-    handedOver++
-    response.end('fastify')
-  }, { keepAliveTimeout: 1000, requestTimeout: 0, connectionTimeout: 0 } as FastifyServerOptions)
-  server.listen(0, '127.0.0.1')
-  t.teardown(() => server.close())
-  await new Promise((resolve) => server.once('listening', resolve))
-  const { port } = server.address() as AddressInfo
-  const [hit] = await exchange(port, [GET('/api/status/')])
-  t.match(hit, /\r\n\r\n\{\}$/)
-  fastPath.close()
-  const [closed] = await exchange(port, [GET('/api/status/')])
-  t.match(closed, /fastify$/)
-  t.equal(handedOver, 1)
 })

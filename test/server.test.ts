@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { request } from 'node:http'
-import { connect } from 'node:net'
+import { Agent, createServer, request } from 'node:http'
+import { connect, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { writeFileSync } from 'node:fs'
 
@@ -11,7 +11,8 @@ const SERVER = new URL('../lib/server.ts', import.meta.url).pathname
 /** Runs the real entry point (with this test's TypeScript loader) and collects what it logs. */
 function run (env: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, [...process.execArgv, SERVER], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
+    // No drain delay unless a test asks for one: nothing balances load in front of these.
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DRAIN_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -95,13 +96,69 @@ t.test('requests Node cannot parse get JSON errors', async (t) => {
   t.equal((await get(port, '/api/status/')).status, 200, 'and the server goes on serving')
 })
 
-t.test('SIGTERM closes gracefully and exits 0', async (t) => {
-  const server = await start(t)
-  t.equal((await get(server.port, '/api/status/')).status, 200)
+t.test('SIGTERM: /readyz turns 503 at once, the API serves through the drain delay, then exit 0', async (t) => {
+  const server = await start(t, { DRAIN_DELAY_MS: '400' })
+  const ready = await get(server.port, '/readyz')
+  t.same([ready.status, ready.body], [200, '{"status":"ready"}'])
+  const signalled = Date.now()
   server.child.kill('SIGTERM')
+  while ((await get(server.port, '/readyz')).status === 200) await new Promise((resolve) => setTimeout(resolve, 10))
+  const draining = await get(server.port, '/readyz')
+  t.same([draining.status, draining.body], [503, '{"status":"draining"}'])
+  t.ok(Date.now() - signalled < 400, 'within the drain delay')
+  t.equal((await get(server.port, '/api/status/')).status, 200, 'the API still answers, new connections included')
   const { code, output } = await server.exited
   t.equal(code, 0)
-  t.match(output, '"signal":"SIGTERM","msg":"closing"')
+  t.ok(Date.now() - signalled >= 400 + 1000, 'after the drain delay and the last-answer grace')
+  t.match(output, '"signal":"SIGTERM","drainDelayMs":400,"msg":"draining"')
+  t.match(output, '"msg":"closing"')
+})
+
+t.test('SIGTERM under load from many keep-alive connections: no accepted request fails', async (t) => {
+  const server = await start(t)
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 })
+  t.teardown(() => agent.destroy())
+  const answers = new Map<string, number>()
+  const failures: string[] = []
+  let closedAnswers = 0
+  const count = (key: string) => answers.set(key, (answers.get(key) ?? 0) + 1)
+  /** One client: requests back to back until the server is gone. */
+  const client = async (paths: string[]) => {
+    for (let i = 0; ; i++) {
+      const path = paths[i % paths.length]!
+      const outcome = await new Promise<'next' | 'gone'>((resolve) => {
+        const req = request({ port: server.port, host: '127.0.0.1', path, agent }, (res) => {
+          let body = ''
+          res.on('data', (chunk) => { body += chunk })
+          res.on('end', () => {
+            count(`${res.statusCode} ${body.length > 0 ? 'with body' : 'empty'}`)
+            if (res.headers.connection === 'close') closedAnswers++
+            resolve('next')
+          })
+          res.on('error', (error) => { failures.push(`${path}: response ${error.message}`); resolve('next') })
+        })
+        req.on('error', (error: NodeJS.ErrnoException) => {
+          // A new connection refused or reset after the listener closed was never accepted;
+          // a request on a connection the server kept open must never fail.
+          if (req.reusedSocket) failures.push(`${path}: ${error.code} on a kept-alive connection`)
+          resolve('gone')
+        })
+        req.end()
+      })
+      if (outcome === 'gone') return
+    }
+  }
+  const paths = ['/api/status/', '/api/extras/object-types/?limit=50&offset=50', '/api/extras/object-types/7/', '/readyz']
+  const clients = Array.from({ length: 64 }, (_, i) => client(paths.slice(i % paths.length).concat(paths.slice(0, i % paths.length))))
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  server.child.kill('SIGTERM')
+  await Promise.all(clients)
+  const { code } = await server.exited
+  t.equal(code, 0)
+  t.same(failures, [])
+  t.same([...answers.keys()].sort(), ['200 with body', '503 with body'], 'every answer a 200 (a 503 from /readyz once draining)')
+  t.ok([...answers.values()].reduce((a, b) => a + b) > 1000, `${[...answers.values()].reduce((a, b) => a + b)} requests answered`)
+  t.ok(closedAnswers >= 64, `${closedAnswers} answers carried Connection: close`)
 })
 
 t.test('bad configuration or a bad profile stops start-up with a message and a non-zero exit', async (t) => {
@@ -138,7 +195,7 @@ t.test('PROFILE serves another profile', async (t) => {
   t.equal(JSON.parse((await get(port, '/api/extras/object-types/')).body).count, 1)
 })
 
-t.test('the container healthcheck passes against a running service, with ALLOWED_HOSTS too', async (t) => {
+t.test('the container healthcheck passes against a running service, whatever ALLOWED_HOSTS says', async (t) => {
   const healthcheck = (env: NodeJS.ProcessEnv) => {
     const child = spawn(process.execPath, [...process.execArgv, new URL('../lib/healthcheck.ts', import.meta.url).pathname], {
       env: { ...process.env, ...env },
@@ -146,10 +203,12 @@ t.test('the container healthcheck passes against a running service, with ALLOWED
     })
     return once(child, 'exit').then(([code]) => code)
   }
-  const env = { ALLOWED_HOSTS: '.inventory.test' }
-  const { port } = await start(t, env)
-  t.equal(await healthcheck({ ...env, PORT: String(port) }), 0)
-  t.equal(await healthcheck({ ALLOWED_HOSTS: 'other.test', PORT: String(port) }), 1, 'a 400 is unhealthy')
+  const { port } = await start(t, { ALLOWED_HOSTS: '.inventory.test' })
+  t.equal(await healthcheck({ PORT: String(port) }), 0)
+  const unwell = createServer((_request, response) => response.writeHead(503).end())
+  await new Promise<void>((resolve) => unwell.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => unwell.close())
+  t.equal(await healthcheck({ PORT: String((unwell.address() as AddressInfo).port) }), 1, 'a 503 is unhealthy')
   t.equal(await healthcheck({ PORT: '1' }), 1, 'nothing listening')
 })
 
@@ -184,8 +243,9 @@ t.test('WORKERS=2: a worker that cannot listen stops the service with exit 1', a
   t.match(output, 'a worker failed to start; stopping')
 })
 
-t.test('WORKERS=2: a worker that does not stop on SIGTERM is killed after 15 s, exit 1', async (t) => {
-  const server = await start(t, { WORKERS: '2' })
+t.test('WORKERS=2: a worker that does not stop on SIGTERM is killed after its shutdown budget, exit 1', async (t) => {
+  // A budget of 0 + 1 s (the last-answer grace) + 1 ms; the primary waits 5 s more.
+  const server = await start(t, { WORKERS: '2', DRAIN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '1' })
   let pids: number[] = []
   while (pids.length < 2) {
     pids = [...new Set([...server.output().matchAll(/"pid":(\d+),[^\n]*Server listening/g)].map((match) => Number(match[1])))]

@@ -1,0 +1,30 @@
+import { createServer, type Server } from 'node:http'
+import type { FastifyServerFactory } from 'fastify'
+import type { Config } from './config.ts'
+import type { FastPath } from './fast-path.ts'
+import type { Lifecycle } from './lifecycle.ts'
+
+type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxHeaderSize'>
+
+/**
+ * The node:http server under Fastify: the configured limits, cache hits answered before
+ * Fastify (when there is a fast path), and `Connection: close` on every answer while the
+ * process is closing, so that keep-alive clients leave after their next response.
+ */
+export function httpServerFactory (limits: Limits, lifecycle: Lifecycle, fastPath?: FastPath): FastifyServerFactory {
+  return (fastify) => {
+    const server: Server = createServer({
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      maxHeaderSize: limits.maxHeaderSize,
+      // Node checks both timeouts on this interval (30 s by default), so a slow client is
+      // cut off at most a second after its time is up.
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+    }, (request, response) => {
+      if (lifecycle.closing) response.setHeader('connection', 'close')
+      if (fastPath?.answered(request, response) !== true) fastify(request, response)
+    })
+    server.keepAliveTimeout = limits.keepAliveTimeoutMs
+    return server
+  }
+}

@@ -10,6 +10,7 @@ import { httpServerFactory } from './http-server.ts'
 import { Lifecycle } from './lifecycle.ts'
 import { parseQuery } from './query.ts'
 import { ResponseCache } from './response-cache.ts'
+import type { ApiTokens } from './tokens.ts'
 import { ROUTED_METHODS } from './routes/endpoint.ts'
 import { objectTypeRoutes } from './routes/object-types.ts'
 import { probeRoutes } from './routes/probes.ts'
@@ -33,6 +34,8 @@ declare module 'fastify' {
 export interface AppOptions {
   config: Config
   catalog: Catalog
+  /** Required when LOGIN_REQUIRED (config.apiTokensFile) is set. */
+  tokens?: ApiTokens
   logger: FastifyBaseLogger
 }
 
@@ -41,10 +44,10 @@ const INVALID_HOST = detail('Invalid Host header.')
 /** Holds some thousands of pages; distinct hosts and queries cannot grow it past this. */
 export const RESPONSE_CACHE_BYTES = 32 * 1024 * 1024
 
-export async function buildApp ({ config, catalog, logger }: AppOptions): Promise<FastifyInstance> {
-  const answers = { cache: new ResponseCache(RESPONSE_CACHE_BYTES), trustsProxies: config.trustProxy !== undefined }
+export async function buildApp ({ config, catalog, tokens, logger }: AppOptions): Promise<FastifyInstance> {
+  const guards = { cache: new ResponseCache(RESPONSE_CACHE_BYTES), trustsProxies: config.trustProxy !== undefined, ...(tokens !== undefined && { tokens }) }
   // Cache hits skip Fastify; with per-request logs on, every request goes through it to be logged.
-  const fastPath = config.accessLog ? undefined : new FastPath(answers.cache, answers.trustsProxies)
+  const fastPath = config.accessLog ? undefined : new FastPath(guards)
   const lifecycle = new Lifecycle()
   const app = Fastify({
     serverFactory: httpServerFactory(config, lifecycle, fastPath),
@@ -80,10 +83,10 @@ export async function buildApp ({ config, catalog, logger }: AppOptions): Promis
     done()
   })
 
-  app.decorate('responseCache', answers.cache)
+  app.decorate('responseCache', guards.cache)
   app.decorate('lifecycle', lifecycle)
   probeRoutes(app, lifecycle)
-  statusRoutes(app, answers, catalog)
-  objectTypeRoutes(app, answers, catalog, config)
+  statusRoutes(app, guards, catalog)
+  objectTypeRoutes(app, guards, catalog, config)
   return app
 }

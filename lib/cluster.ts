@@ -42,6 +42,10 @@ export function superviseWorkers (count: number, shutdownBudgetMs: number, logge
     for (const worker of workers) worker.process.kill('SIGTERM')
     process.exitCode = exitCode
   }
+  // Each worker re-reads its files on SIGHUP; unhandled, SIGHUP would end the primary.
+  process.on('SIGHUP', () => {
+    for (const worker of workers) worker.process.kill('SIGHUP')
+  })
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       logger.info({ signal }, 'closing all workers')

@@ -24,6 +24,8 @@ export interface Config {
   maxHeaderSize: number
   drainDelayMs: number
   shutdownTimeoutMs: number
+  /** Set when LOGIN_REQUIRED: every API path needs one of these tokens. */
+  apiTokensFile?: string
   logLevel: Level | 'silent'
   accessLog: boolean
 }
@@ -50,6 +52,10 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
   if (port > 65535) throw new ConfigError('PORT', raw.PORT, 'a TCP port is at most 65535')
   const paginateCount = positive('PAGINATE_COUNT', raw.PAGINATE_COUNT)
   const hosts = allowedHosts(raw.ALLOWED_HOSTS)
+  // Tokens that protect nothing would give a false sense of safety.
+  if (raw.API_TOKENS_FILE !== undefined && raw.LOGIN_REQUIRED !== 'true') {
+    throw new ConfigError('API_TOKENS_FILE', raw.API_TOKENS_FILE, 'tokens are only checked with LOGIN_REQUIRED=true; set it, or unset this')
+  }
   const headersTimeoutMs = duration('HEADERS_TIMEOUT_MS', raw.HEADERS_TIMEOUT_MS)
   const requestTimeoutMs = duration('REQUEST_TIMEOUT_MS', raw.REQUEST_TIMEOUT_MS)
   // Node refuses a headers timeout longer than the request timeout it is part of.
@@ -73,6 +79,7 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
     maxHeaderSize: positive('MAX_HEADER_SIZE', raw.MAX_HEADER_SIZE),
     drainDelayMs: duration('DRAIN_DELAY_MS', raw.DRAIN_DELAY_MS, 0),
     shutdownTimeoutMs: duration('SHUTDOWN_TIMEOUT_MS', raw.SHUTDOWN_TIMEOUT_MS),
+    ...(raw.LOGIN_REQUIRED === 'true' && { apiTokensFile: apiTokensFile(raw.API_TOKENS_FILE) }),
     logLevel: raw.LOG_LEVEL as Config['logLevel'],
     accessLog: raw.ACCESS_LOG === 'true',
   }
@@ -91,6 +98,11 @@ function duration (name: string, value: string, min = 1): number {
   const ms = Number(value)
   if (ms < min || ms > LONGEST_TIMER_MS) throw new ConfigError(name, value, `expected ${min} to ${LONGEST_TIMER_MS} ms`)
   return ms
+}
+
+function apiTokensFile (value: string | undefined): string {
+  if (value === undefined) throw new ConfigError('LOGIN_REQUIRED', 'true', 'needs API_TOKENS_FILE, the file of the tokens to accept')
+  return value
 }
 
 function publicUrl (value: string): string {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { ResponseCache } from './response-cache.ts'
+import type { ApiGuards } from './routes/endpoint.ts'
 
 /**
  * The cache key of a request: everything besides the profile that a 200 depends on.
@@ -26,17 +26,21 @@ const FORWARDED = /^x-forwarded-(host|proto)$/i
  * Answers GET and HEAD from the response cache before Fastify sees the request. Only a
  * 200 that Fastify rendered for the same key is ever there, so a hit has passed every check
  * (Host, format, method) and Fastify's answer is reproduced byte for byte; everything else
- * goes to Fastify. This is the bare-Node speed of the service.
+ * goes to Fastify, and so does a request without a valid token when tokens are required.
+ * This is the bare-Node speed of the service.
  */
 export class FastPath {
-  constructor (private readonly cache: ResponseCache, private readonly trustsProxies: boolean) {}
+  constructor (private readonly guards: ApiGuards) {}
 
   /** True when the request was answered from the cache. */
   answered (request: IncomingMessage, response: ServerResponse): boolean {
     if (request.method !== 'GET' && request.method !== 'HEAD') return false
-    const key = cacheKeyOf(request, this.trustsProxies)
-    const answer = key === undefined ? undefined : this.cache.get(key)
+    const { cache, trustsProxies, tokens } = this.guards
+    const key = cacheKeyOf(request, trustsProxies)
+    const answer = key === undefined ? undefined : cache.get(key)
     if (answer === undefined) return false
+    // The key leaves the token out (one entry serves every client), so it is checked here.
+    if (tokens !== undefined && tokens.refusal(request.headers.authorization) !== undefined) return false
     response.writeHead(200, answer.headers)
     response.end(answer.body)
     return true

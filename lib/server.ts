@@ -6,6 +6,7 @@ import { superviseWorkers } from './cluster.ts'
 import { loadConfig, type Config } from './config.ts'
 import { loadProfile } from './profile.ts'
 import { closeOnSignal, shutdownBudgetMs } from './shutdown.ts'
+import { ApiTokens } from './tokens.ts'
 
 /** Start-up: configuration, profile, app, listen. Anything wrong stops here, before a port is opened. */
 async function main (): Promise<void> {
@@ -17,19 +18,22 @@ async function main (): Promise<void> {
   }
   const logger = pino({ level: config.logLevel })
   let catalog: Catalog
+  let tokens: ApiTokens | undefined
   try {
     catalog = new Catalog(loadProfile(config.profile))
+    if (config.apiTokensFile !== undefined) tokens = new ApiTokens(config.apiTokensFile)
   } catch (error) {
     return stop(logger, error)
   }
   if (cluster.isPrimary && config.workers > 1) {
-    // Configuration and profile were checked above, so a bad one stops before any worker starts.
+    // Configuration, profile and tokens were checked above, so a bad one stops before any worker starts.
     return superviseWorkers(config.workers, shutdownBudgetMs(config), logger)
   }
-  logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl }, 'profile loaded')
+  logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens?.count }, 'profile loaded')
 
-  const app = await buildApp({ config, catalog, logger })
+  const app = await buildApp({ config, catalog, ...(tokens !== undefined && { tokens }), logger })
   closeOnSignal(app, config, logger)
+  process.on('SIGHUP', () => reloadTokens(tokens, logger))
   try {
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {
@@ -37,8 +41,19 @@ async function main (): Promise<void> {
   }
 }
 
+/** SIGHUP: re-read the tokens file; a bad one is logged and the tokens in use stay. */
+function reloadTokens (tokens: ApiTokens | undefined, logger: Logger): void {
+  if (tokens === undefined) return logger.info('SIGHUP: nothing to reload (LOGIN_REQUIRED is off)')
+  try {
+    tokens.reload()
+    logger.info({ apiTokens: tokens.count }, 'SIGHUP: API tokens reloaded')
+  } catch (error) {
+    logger.error(`SIGHUP: ${(error as Error).message}; the tokens in use stay`)
+  }
+}
+
 /**
- * Start-up failed: loading throws only ConfigError and ProfileError, whose messages say what
+ * Start-up failed: loading throws only ConfigError, ProfileError and TokensError, whose messages say what
  * to fix; listening fails with the system's reason (EADDRINUSE…). Exit at once: in a worker,
  * the channel to the primary would otherwise keep the process alive. (pino writes synchronously.)
  */

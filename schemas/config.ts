@@ -22,6 +22,8 @@ export const Environment = Type.Object({
   MAX_HEADER_SIZE: whole('largest request line plus headers, in bytes, at least 1', '16384'),
   DRAIN_DELAY_MS: whole('after SIGTERM, how long /readyz answers 503 while the API keeps serving, in ms', '5000'),
   SHUTDOWN_TIMEOUT_MS: whole('after the drain delay, how long requests get to finish before they are cut, in ms, at least 1', '10000'),
+  LOGIN_REQUIRED: flag('true requires an API token (Authorization: Token <key>) on every API path'),
+  API_TOKENS_FILE: Type.Optional(Type.String({ minLength: 1, description: 'path of the API tokens: one a line, or a JSON list' })),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' }

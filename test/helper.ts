@@ -7,13 +7,20 @@ import { buildApp } from '../lib/app.ts'
 import { Catalog } from '../lib/catalog.ts'
 import { loadConfig } from '../lib/config.ts'
 import { loadProfile } from '../lib/profile.ts'
+import { ApiTokens } from '../lib/tokens.ts'
 import type { Profile } from '../schemas/profile.ts'
 
 export const DEFAULT_PROFILE: Profile = loadProfile(loadConfig({}).profile)
 
 /** An app on the given environment (and profile), closed when the test ends. */
 export async function build (t: Test, env: NodeJS.ProcessEnv = {}, profile: Profile = DEFAULT_PROFILE): Promise<FastifyInstance> {
-  const app = await buildApp({ config: loadConfig(env), catalog: new Catalog(profile), logger: pino({ level: 'silent' }) })
+  const config = loadConfig(env)
+  const app = await buildApp({
+    config,
+    catalog: new Catalog(profile),
+    ...(config.apiTokensFile !== undefined && { tokens: new ApiTokens(config.apiTokensFile) }),
+    logger: pino({ level: 'silent' }),
+  })
   t.teardown(() => app.close())
   return app
 }

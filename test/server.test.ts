@@ -267,3 +267,42 @@ t.test('WORKERS=2: a worker that does not stop on SIGTERM is killed after its sh
   }
   t.ok(await gone(), 'the stopped worker is gone')
 })
+
+t.test('SIGHUP re-reads the tokens file in every worker; a bad file keeps the tokens in use', async (t) => {
+  const file = join(t.testdir(), 'tokens')
+  writeFileSync(file, 'first-token\n')
+  const server = await start(t, { WORKERS: '2', LOGIN_REQUIRED: 'true', API_TOKENS_FILE: file, ACCESS_LOG: 'true' })
+  const reloads = (pattern: string) => server.output().split(pattern).length - 1
+  const status = (token: string) => new Promise<number>((resolve, reject) => {
+    request({ port: server.port, host: '127.0.0.1', path: '/api/status/', headers: { authorization: `Token ${token}` } }, (res) => {
+      res.resume()
+      resolve(res.statusCode!)
+    }).on('error', reject).end()
+  })
+  const statuses = async (token: string) => new Set(await Promise.all(Array.from({ length: 8 }, () => status(token))))
+  const sighup = async (pattern: string) => {
+    const before = reloads(pattern)
+    server.child.kill('SIGHUP')
+    while (reloads(pattern) < before + 2) await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  // Both workers must be listening before either is asked.
+  while ((server.output().match(/Server listening/g) ?? []).length < 2) await new Promise((resolve) => setTimeout(resolve, 20))
+  t.same(await statuses('first-token'), new Set([200]))
+
+  writeFileSync(file, '["second-token"]')
+  await sighup('"apiTokens":1,"msg":"SIGHUP: API tokens reloaded"')
+  t.same(await statuses('first-token'), new Set([403]), 'the old token is refused by every worker')
+  t.same(await statuses('second-token'), new Set([200]))
+
+  writeFileSync(file, '# nothing\n')
+  await sighup(`"msg":"SIGHUP: Bad tokens file ${file}: holds no token; the tokens in use stay"`)
+  t.same(await statuses('second-token'), new Set([200]), 'a bad file changes nothing')
+  t.notMatch(server.output(), /first-token|second-token/, 'tokens never appear in the logs, access log included')
+})
+
+t.test('SIGHUP without tokens to reload is logged and changes nothing', async (t) => {
+  const server = await start(t)
+  server.child.kill('SIGHUP')
+  while (!server.output().includes('SIGHUP: nothing to reload')) await new Promise((resolve) => setTimeout(resolve, 20))
+  t.equal((await get(server.port, '/api/status/')).status, 200)
+})

@@ -7,6 +7,7 @@ import { toJson } from '../json.ts'
 import { lastValue, type QueryParams } from '../query.ts'
 import { cacheKeyOf } from '../fast-path.ts'
 import type { ResponseCache } from '../response-cache.ts'
+import type { ApiTokens } from '../tokens.ts'
 
 /** Every method Node parses except CONNECT, which never reaches a request handler. */
 export const ROUTED_METHODS = METHODS.filter((method) => method !== 'CONNECT')
@@ -31,10 +32,12 @@ export interface Endpoint<Params> {
   render: (request: ApiRequest<Params>, formatSuffix: string) => Buffer
 }
 
-/** Where 200 bodies are kept, and whether forwarded headers can change them (see fast-path.ts). */
-export interface CachedAnswers {
+/** What every API path shares: where 200s are kept, whether forwarded headers can change them, the tokens. */
+export interface ApiGuards {
   cache: ResponseCache
   trustsProxies: boolean
+  /** Set when LOGIN_REQUIRED: a request without one of these tokens gets a 403. */
+  tokens?: ApiTokens
 }
 
 // `format` selects a renderer in the reference: `api` (the browsable one, whose body here is
@@ -42,16 +45,18 @@ export interface CachedAnswers {
 const FORMAT_SUFFIXES = new Map([['', '?format='], ['api', '?format=api'], ['json', '?format=json']])
 
 /**
- * Registers one read-only API path for every method. Each answer checks `format` first,
- * so the order of checks is the reference's: Host (a hook), `format`, then the method.
+ * Registers one read-only API path for every method. Each answer checks `format`, then the
+ * token, so the order of checks is the reference's: Host (a hook), `format`, token, method.
  */
-export function addEndpoint<Params = unknown> (app: FastifyInstance, answers: CachedAnswers, endpoint: Endpoint<Params>): void {
-  const { cache, trustsProxies } = answers
-  const formatChecked = (answer: Answer<Params>) => (request: ApiRequest<Params>, reply: FastifyReply) => {
+export function addEndpoint<Params = unknown> (app: FastifyInstance, guards: ApiGuards, endpoint: Endpoint<Params>): void {
+  const { cache, trustsProxies, tokens } = guards
+  const checked = (answer: Answer<Params>) => (request: ApiRequest<Params>, reply: FastifyReply) => {
     reply.headers(API_HEADERS)
     const format = lastValue(request.query, 'format')
     const formatSuffix = format === undefined ? '' : FORMAT_SUFFIXES.get(format)
     if (formatSuffix === undefined) throw app.httpErrors.notFound('Not found.')
+    const refusal = tokens?.refusal(request.headers.authorization)
+    if (refusal !== undefined) throw app.httpErrors.forbidden(refusal)
     answer(request, reply, formatSuffix)
   }
   const errors = { '4xx': endpoint.schemas['4xx'] ?? Detail }
@@ -67,7 +72,7 @@ export function addEndpoint<Params = unknown> (app: FastifyInstance, answers: Ca
     method: ['GET', 'HEAD'],
     url: endpoint.url,
     schema: { response: { 200: endpoint.schemas[200], ...errors } },
-    handler: formatChecked((request, reply, formatSuffix) => {
+    handler: checked((request, reply, formatSuffix) => {
       const key = cacheKeyOf(request.raw, trustsProxies)
       let body = key === undefined ? undefined : cache.get(key)?.body
       if (body === undefined) {
@@ -81,13 +86,13 @@ export function addEndpoint<Params = unknown> (app: FastifyInstance, answers: Ca
     method: 'OPTIONS',
     url: endpoint.url,
     schema: { response: { 200: Description, ...errors } },
-    handler: formatChecked((_request, reply) => sendJson(reply, 200, optionsBody)),
+    handler: checked((_request, reply) => sendJson(reply, 200, optionsBody)),
   })
   app.route({
     method: WRITE_METHODS,
     url: endpoint.url,
     schema: { response: errors },
-    handler: formatChecked((request) => {
+    handler: checked((request) => {
       throw app.httpErrors.methodNotAllowed(`Method "${request.method}" not allowed.`)
     }),
   })

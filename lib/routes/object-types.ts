@@ -5,11 +5,11 @@ import { OBJECT_TYPES_PATH, renderItem, type Catalog, type Filter } from '../cat
 import { toJson } from '../json.ts'
 import { pageLinks, pageRange, pageWindow, type PageSizes } from '../pagination.ts'
 import { lastValue, parseInteger, type QueryParams } from '../query.ts'
-import { addEndpoint, type CachedAnswers } from './endpoint.ts'
+import { addEndpoint, type ApiGuards } from './endpoint.ts'
 
 const DESCRIPTION = 'Read-only list of object types.'
 
-export function objectTypeRoutes (app: FastifyInstance, answers: CachedAnswers, catalog: Catalog, sizes: PageSizes): void {
+export function objectTypeRoutes (app: FastifyInstance, guards: ApiGuards, catalog: Catalog, sizes: PageSizes): void {
   /** The filters the reference offers; a value that cannot match anything is a 400 there. */
   function filterOf (params: QueryParams): Filter {
     const given = (name: string) => {
@@ -32,7 +32,7 @@ export function objectTypeRoutes (app: FastifyInstance, answers: CachedAnswers, 
     }
   }
 
-  addEndpoint(app, answers, {
+  addEndpoint(app, guards, {
     url: OBJECT_TYPES_PATH,
     name: 'Object Type List',
     description: DESCRIPTION,
@@ -52,7 +52,7 @@ export function objectTypeRoutes (app: FastifyInstance, answers: CachedAnswers, 
     },
   })
 
-  addEndpoint<{ id: string }>(app, answers, {
+  addEndpoint<{ id: string }>(app, guards, {
     url: `${OBJECT_TYPES_PATH}:id/`,
     name: 'Object Type Instance',
     description: DESCRIPTION,

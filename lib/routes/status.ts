@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { Status } from '../../schemas/api.ts'
 import type { Catalog } from '../catalog.ts'
-import { addEndpoint, type CachedAnswers } from './endpoint.ts'
+import { addEndpoint, type ApiGuards } from './endpoint.ts'
 
-export function statusRoutes (app: FastifyInstance, answers: CachedAnswers, catalog: Catalog): void {
-  addEndpoint(app, answers, {
+export function statusRoutes (app: FastifyInstance, guards: ApiGuards, catalog: Catalog): void {
+  addEndpoint(app, guards, {
     url: '/api/status/',
     name: 'Status',
     schemas: { 200: Status },

@@ -1,0 +1,91 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { Value } from '@sinclair/typebox/value'
+import { TokenList } from '../schemas/tokens.ts'
+
+export class TokensError extends Error {
+  constructor (file: string, problem: string) {
+    super(`Bad tokens file ${file}: ${problem}`)
+    this.name = 'TokensError'
+  }
+}
+
+// The reference's answers (its token authentication), all 403 here.
+export const NOT_PROVIDED = 'Authentication credentials were not provided.'
+const NO_KEY = 'Invalid token header. No credentials provided.'
+const SPACES = 'Invalid token header. Token string should not contain spaces.'
+const INVALID = 'Invalid token'
+
+const SCHEMES = new Set(['token', 'bearer'])
+
+const digest = (token: string) => createHash('sha256').update(token).digest()
+
+/**
+ * The API tokens of LOGIN_REQUIRED, from a file re-read on demand (SIGHUP). Only their
+ * SHA-256 digests are kept, and a presented token is compared with every one of them in
+ * constant time, so neither the comparison nor a lookup tells how close a guess came.
+ */
+export class ApiTokens {
+  #digests: readonly Buffer[]
+
+  constructor (readonly file: string) {
+    this.#digests = readTokens(file)
+  }
+
+  get count (): number {
+    return this.#digests.length
+  }
+
+  /** Re-reads the file; on any problem, throws a TokensError and keeps the tokens it had. */
+  reload (): void {
+    this.#digests = readTokens(this.file)
+  }
+
+  /** undefined when the Authorization header carries a known token; otherwise why not. */
+  refusal (authorization: string | undefined): string | undefined {
+    const words = authorization === undefined ? [] : authorization.trim().split(/\s+/)
+    if (words.length === 0 || !SCHEMES.has(words[0]!.toLowerCase())) return NOT_PROVIDED
+    if (words.length === 1) return NO_KEY
+    if (words.length > 2) return SPACES
+    const presented = digest(words[1]!)
+    let known = false
+    for (const candidate of this.#digests) known = timingSafeEqual(presented, candidate) || known
+    return known ? undefined : INVALID
+  }
+}
+
+/** One token a line (blank lines and `#` comments skipped), or a JSON list of tokens. */
+function readTokens (file: string): Buffer[] {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    throw new TokensError(file, `cannot be read (${(error as Error).message})`)
+  }
+  return (text.trimStart().startsWith('[') ? jsonTokens(file, text) : lineTokens(file, text)).map(digest)
+}
+
+function jsonTokens (file: string, text: string): string[] {
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch {
+    // Not the parser's message: it quotes the text around the error, which may be a token.
+    throw new TokensError(file, 'starts with [ but is not valid JSON')
+  }
+  const first = Value.Errors(TokenList, data).First()
+  if (first !== undefined) throw new TokensError(file, `${first.path === '' ? 'the list' : first.path}: ${first.schema.description}`)
+  return data as string[]
+}
+
+function lineTokens (file: string, text: string): string[] {
+  const tokens: string[] = []
+  for (const [index, line] of text.split('\n').entries()) {
+    const token = line.trim()
+    if (token === '' || token.startsWith('#')) continue
+    if (/\s/.test(token)) throw new TokensError(file, `line ${index + 1}: a token cannot contain white space`)
+    tokens.push(token)
+  }
+  if (tokens.length === 0) throw new TokensError(file, 'holds no token')
+  return tokens
+}

@@ -161,6 +161,21 @@ t.test('SIGTERM under load from many keep-alive connections: no accepted request
   t.ok(closedAnswers >= 64, `${closedAnswers} answers carried Connection: close`)
 })
 
+t.test('SIGTERM: what is still open after SHUTDOWN_TIMEOUT_MS is cut, exit 1', async (t) => {
+  const server = await start(t, { SHUTDOWN_TIMEOUT_MS: '300' })
+  // Half a request: the server has begun reading it, so the connection is not idle.
+  const stuck = connect(server.port, '127.0.0.1', () => stuck.write('GET /api/status/ HTTP/1.1\r\nHost: a.test\r\n'))
+  stuck.on('error', () => {})
+  t.teardown(() => stuck.destroy())
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  const signalled = Date.now()
+  server.child.kill('SIGTERM')
+  const { code, output } = await server.exited
+  t.equal(code, 1)
+  t.match(output, 'killed by timeout (1300ms)')
+  t.ok(Date.now() - signalled >= 1300, 'after the grace and the shutdown timeout')
+})
+
 t.test('bad configuration or a bad profile stops start-up with a message and a non-zero exit', async (t) => {
   const config = await run({ PAGINATE_COUNT: 'many' }).exited
   t.equal(config.code, 1)

@@ -12,7 +12,7 @@ export interface CachedAnswer {
  * and the Buffer object, measured at about 640 bytes with Node 20. Without it, a cache of
  * small answers (an empty page, one item) would hold six times the memory it counts.
  */
-export const ENTRY_OVERHEAD_BYTES = 640
+const ENTRY_OVERHEAD_BYTES = 640
 
 /**
  * Rendered 200 answers by cache key (see fast-path.ts), bounded in bytes whatever clients

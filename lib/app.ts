@@ -1,7 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import sensible from '@fastify/sensible'
 import { baseUrlOf } from './base-url.ts'
-import type { Catalog } from './catalog.ts'
 import type { Config } from './config.ts'
 import { badUrlHandler, clientErrorHandler, installErrorAnswers } from './errors.ts'
 import { API_HEADERS, detail, JSON_HEADERS, sendJson } from './http.ts'
@@ -9,7 +8,8 @@ import { FastPath } from './fast-path.ts'
 import { httpServerFactory } from './http-server.ts'
 import { Lifecycle } from './lifecycle.ts'
 import { parseQuery } from './query.ts'
-import { ResponseCache } from './response-cache.ts'
+import type { ResponseCache } from './response-cache.ts'
+import type { Served } from './served.ts'
 import type { ApiTokens } from './tokens.ts'
 import { ROUTED_METHODS } from './routes/endpoint.ts'
 import { objectTypeRoutes } from './routes/object-types.ts'
@@ -33,7 +33,8 @@ declare module 'fastify' {
 
 export interface AppOptions {
   config: Config
-  catalog: Catalog
+  /** What to serve; swapping its catalog is reloading the profile. */
+  served: Served
   /** Required when LOGIN_REQUIRED (config.apiTokensFile) is set. */
   tokens?: ApiTokens
   logger: FastifyBaseLogger
@@ -41,11 +42,8 @@ export interface AppOptions {
 
 const INVALID_HOST = detail('Invalid Host header.')
 
-/** Holds some thousands of pages; distinct hosts and queries cannot grow it past this. */
-export const RESPONSE_CACHE_BYTES = 32 * 1024 * 1024
-
-export async function buildApp ({ config, catalog, tokens, logger }: AppOptions): Promise<FastifyInstance> {
-  const guards = { cache: new ResponseCache(RESPONSE_CACHE_BYTES), trustsProxies: config.trustProxy !== undefined, ...(tokens !== undefined && { tokens }) }
+export async function buildApp ({ config, served, tokens, logger }: AppOptions): Promise<FastifyInstance> {
+  const guards = { served, trustsProxies: config.trustProxy !== undefined, ...(tokens !== undefined && { tokens }) }
   // Cache hits skip Fastify; with per-request logs on, every request goes through it to be logged.
   const fastPath = config.accessLog ? undefined : new FastPath(guards)
   const lifecycle = new Lifecycle()
@@ -83,10 +81,10 @@ export async function buildApp ({ config, catalog, tokens, logger }: AppOptions)
     done()
   })
 
-  app.decorate('responseCache', guards.cache)
+  app.decorate('responseCache', { getter: () => served.current.cache })
   app.decorate('lifecycle', lifecycle)
   probeRoutes(app, lifecycle)
-  statusRoutes(app, guards, catalog)
-  objectTypeRoutes(app, guards, catalog, config)
+  statusRoutes(app, guards)
+  objectTypeRoutes(app, guards, config)
   return app
 }

@@ -9,6 +9,7 @@ export interface Config {
   port: number
   host: string
   profile: string
+  profileWatch: boolean
   /** Replaces the request-derived base of every absolute URL; no trailing slash. */
   publicUrl?: string
   trustProxy?: string[]
@@ -66,6 +67,7 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
     port,
     host: raw.HOST,
     profile: raw.PROFILE ?? DEFAULT_PROFILE,
+    profileWatch: raw.PROFILE_WATCH === 'true',
     ...(raw.PUBLIC_URL !== undefined && { publicUrl: publicUrl(raw.PUBLIC_URL) }),
     ...(raw.TRUST_PROXY !== undefined && { trustProxy: trustProxy(raw.TRUST_PROXY) }),
     ...(hosts !== undefined && { allowedHosts: hosts }),

@@ -44,9 +44,9 @@ export class FastPath {
   /** True when the request was answered from the cache. */
   answered (request: IncomingMessage, response: ServerResponse): boolean {
     if (request.method !== 'GET' && request.method !== 'HEAD') return false
-    const { cache, trustsProxies, tokens } = this.guards
+    const { served, trustsProxies, tokens } = this.guards
     const key = cacheKeyOf(request, trustsProxies)
-    const answer = key === undefined ? undefined : cache.get(key)
+    const answer = key === undefined ? undefined : served.current.cache.get(key)
     if (answer === undefined) return false
     // The key leaves the token out (one entry serves every client), so it is checked here.
     if (tokens !== undefined && tokens.refusal(authorizationOf(request)) !== undefined) return false

@@ -5,6 +5,8 @@ import { Catalog } from './catalog.ts'
 import { superviseWorkers } from './cluster.ts'
 import { loadConfig, type Config } from './config.ts'
 import { loadProfile } from './profile.ts'
+import { reloadOnChange } from './reload.ts'
+import { Served } from './served.ts'
 import { closeOnSignal, shutdownBudgetMs } from './shutdown.ts'
 import { ApiTokens } from './tokens.ts'
 
@@ -31,24 +33,14 @@ async function main (): Promise<void> {
   }
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens?.count }, 'profile loaded')
 
-  const app = await buildApp({ config, catalog, ...(tokens !== undefined && { tokens }), logger })
+  const served = new Served(catalog)
+  const app = await buildApp({ config, served, ...(tokens !== undefined && { tokens }), logger })
   closeOnSignal(app, config, logger)
-  process.on('SIGHUP', () => reloadTokens(tokens, logger))
+  reloadOnChange({ config, served, tokens, logger })
   try {
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {
     stop(logger, error)
-  }
-}
-
-/** SIGHUP: re-read the tokens file; a bad one is logged and the tokens in use stay. */
-function reloadTokens (tokens: ApiTokens | undefined, logger: Logger): void {
-  if (tokens === undefined) return logger.info('SIGHUP: nothing to reload (LOGIN_REQUIRED is off)')
-  try {
-    tokens.reload()
-    logger.info({ apiTokens: tokens.count }, 'SIGHUP: API tokens reloaded')
-  } catch (error) {
-    logger.error(`SIGHUP: ${(error as Error).message}; the tokens in use stay`)
   }
 }
 

@@ -10,6 +10,7 @@ export const Environment = Type.Object({
   PORT: whole('TCP port to listen on, 0-65535', '8080'),
   HOST: Type.String({ minLength: 1, default: '0.0.0.0', description: 'address to listen on' }),
   PROFILE: Type.Optional(Type.String({ minLength: 1, description: 'path of an inventory profile JSON file' })),
+  PROFILE_WATCH: flag('true reloads the profile when its file changes (SIGHUP always does)'),
   PUBLIC_URL: Type.Optional(Type.String({ minLength: 1, description: 'absolute http(s) URL that replaces the request-derived base of links' })),
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1, description: 'comma-separated proxy addresses or CIDRs whose X-Forwarded-Proto/Host count' })),
   ALLOWED_HOSTS: Type.String({ minLength: 1, default: '*', description: 'comma-separated host names; `*` allows any, `.example.com` a domain and its subdomains' }),

@@ -7,6 +7,7 @@ import { buildApp } from '../lib/app.ts'
 import { Catalog } from '../lib/catalog.ts'
 import { loadConfig } from '../lib/config.ts'
 import { loadProfile } from '../lib/profile.ts'
+import { Served } from '../lib/served.ts'
 import { ApiTokens } from '../lib/tokens.ts'
 import type { Profile } from '../schemas/profile.ts'
 
@@ -17,7 +18,7 @@ export async function build (t: Test, env: NodeJS.ProcessEnv = {}, profile: Prof
   const config = loadConfig(env)
   const app = await buildApp({
     config,
-    catalog: new Catalog(profile),
+    served: new Served(new Catalog(profile)),
     ...(config.apiTokensFile !== undefined && { tokens: new ApiTokens(config.apiTokensFile) }),
     logger: pino({ level: 'silent' }),
   })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { RESPONSE_CACHE_BYTES } from '../lib/app.ts'
+import { RESPONSE_CACHE_BYTES } from '../lib/served.ts'
 import { build, get } from './helper.ts'
 
 t.test('repeated requests are answered from the cache, byte for byte', async (t) => {

@@ -4,7 +4,8 @@ import { once } from 'node:events'
 import { Agent, createServer, request } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { writeFileSync } from 'node:fs'
+import { renameSync, writeFileSync } from 'node:fs'
+import { DEFAULT_PROFILE } from './helper.ts'
 
 const SERVER = new URL('../lib/server.ts', import.meta.url).pathname
 
@@ -305,19 +306,57 @@ t.test('SIGHUP re-reads the tokens file in every worker; a bad file keeps the to
   t.same(await statuses('first-token'), new Set([200]))
 
   writeFileSync(file, '["second-token"]')
-  await sighup('"apiTokens":1,"msg":"SIGHUP: API tokens reloaded"')
+  await sighup('"apiTokens":1,"msg":"API tokens reloaded"')
   t.same(await statuses('first-token'), new Set([403]), 'the old token is refused by every worker')
   t.same(await statuses('second-token'), new Set([200]))
 
   writeFileSync(file, '# nothing\n')
-  await sighup(`"msg":"SIGHUP: Bad tokens file ${file}: holds no token; the tokens in use stay"`)
+  await sighup(`"msg":"Bad tokens file ${file}: holds no token; the tokens in use stay"`)
   t.same(await statuses('second-token'), new Set([200]), 'a bad file changes nothing')
   t.notMatch(server.output(), /first-token|second-token/, 'tokens never appear in the logs, access log included')
 })
 
-t.test('SIGHUP without tokens to reload is logged and changes nothing', async (t) => {
-  const server = await start(t)
+t.test('SIGHUP reloads the profile; a bad profile is logged and the one being served stays', async (t) => {
+  const file = join(t.testdir(), 'profile.json')
+  const profile = (version: string) => JSON.stringify({ ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-version': version } })
+  writeFileSync(file, profile('1.0.0'))
+  const server = await start(t, { PROFILE: file })
+  const version = async () => JSON.parse((await get(server.port, '/api/status/')).body)['service-version']
+  const logged = async (text: string) => {
+    while (!server.output().includes(text)) await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  t.equal(await version(), '1.0.0')
+  writeFileSync(file, profile('2.0.0'))
   server.child.kill('SIGHUP')
-  while (!server.output().includes('SIGHUP: nothing to reload')) await new Promise((resolve) => setTimeout(resolve, 20))
-  t.equal((await get(server.port, '/api/status/')).status, 200)
+  await logged('"generation":2,"objectTypes":163')
+  t.equal(await version(), '2.0.0')
+  writeFileSync(file, '{"status":{}}')
+  server.child.kill('SIGHUP')
+  await logged(`"msg":"Bad profile ${file}: /objectTypes: Expected required property; still serving generation 2"`)
+  t.equal(await version(), '2.0.0', 'the bad profile is not served')
+  t.match(server.output(), '"msg":"SIGHUP: reloading"')
+})
+
+t.test('PROFILE_WATCH=true: a changed or replaced profile file is reloaded', async (t) => {
+  const dir = t.testdir()
+  const file = join(dir, 'profile.json')
+  const profile = (version: string) => JSON.stringify({ ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-version': version } })
+  writeFileSync(file, profile('1.0.0'))
+  const server = await start(t, { PROFILE: file, PROFILE_WATCH: 'true' })
+  const versionBecomes = async (expected: string) => {
+    while (JSON.parse((await get(server.port, '/api/status/')).body)['service-version'] !== expected) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+  writeFileSync(file, profile('2.0.0'))
+  await versionBecomes('2.0.0')
+  // As deploy tools do: write a new file beside it, then rename it over the old one.
+  writeFileSync(join(dir, 'next.json'), profile('3.0.0'))
+  renameSync(join(dir, 'next.json'), file)
+  await versionBecomes('3.0.0')
+  writeFileSync(join(dir, 'unrelated.json'), '{}')
+  writeFileSync(file, '[')
+  while (!server.output().includes(`"msg":"Bad profile ${file}: is not valid JSON`)) await new Promise((resolve) => setTimeout(resolve, 20))
+  await versionBecomes('3.0.0')
+  t.pass('each change served, a broken one refused')
 })

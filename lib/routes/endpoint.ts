@@ -6,7 +6,8 @@ import { API_HEADERS, sendJson } from '../http.ts'
 import { toJson } from '../json.ts'
 import { lastValue, type QueryParams } from '../query.ts'
 import { cacheKeyOf } from '../fast-path.ts'
-import type { ResponseCache } from '../response-cache.ts'
+import type { Catalog } from '../catalog.ts'
+import type { Served } from '../served.ts'
 import type { ApiTokens } from '../tokens.ts'
 
 /** Every method Node parses except CONNECT, which never reaches a request handler. */
@@ -27,14 +28,15 @@ export interface Endpoint<Params> {
   schemas: { 200: TSchema, '4xx'?: TSchema }
   /**
    * The body of a 200 to GET and HEAD, or a thrown HTTP error; `formatSuffix` is what item
-   * URLs carry of the request's `format`. It depends on the base URL and request URL only.
+   * URLs carry of the request's `format`. It depends on the base URL, the request URL and
+   * the catalog only.
    */
-  render: (request: ApiRequest<Params>, formatSuffix: string) => Buffer
+  render: (request: ApiRequest<Params>, formatSuffix: string, catalog: Catalog) => Buffer
 }
 
-/** What every API path shares: where 200s are kept, whether forwarded headers can change them, the tokens. */
+/** What every API path shares: what is served, whether forwarded headers can change it, the tokens. */
 export interface ApiGuards {
-  cache: ResponseCache
+  served: Served
   trustsProxies: boolean
   /** Set when LOGIN_REQUIRED: a request without one of these tokens gets a 403. */
   tokens?: ApiTokens
@@ -49,7 +51,7 @@ const FORMAT_SUFFIXES = new Map([['', '?format='], ['api', '?format=api'], ['jso
  * token, so the order of checks is the reference's: Host (a hook), `format`, token, method.
  */
 export function addEndpoint<Params = unknown> (app: FastifyInstance, guards: ApiGuards, endpoint: Endpoint<Params>): void {
-  const { cache, trustsProxies, tokens } = guards
+  const { served, trustsProxies, tokens } = guards
   const checked = (answer: Answer<Params>) => (request: ApiRequest<Params>, reply: FastifyReply) => {
     reply.headers(API_HEADERS)
     const format = lastValue(request.query, 'format')
@@ -73,10 +75,11 @@ export function addEndpoint<Params = unknown> (app: FastifyInstance, guards: Api
     url: endpoint.url,
     schema: { response: { 200: endpoint.schemas[200], ...errors } },
     handler: checked((request, reply, formatSuffix) => {
+      const { catalog, cache } = served.current
       const key = cacheKeyOf(request.raw, trustsProxies)
       let body = key === undefined ? undefined : cache.get(key)?.body
       if (body === undefined) {
-        body = endpoint.render(request, formatSuffix)
+        body = endpoint.render(request, formatSuffix, catalog)
         if (key !== undefined) cache.set(key, body)
       }
       sendJson(reply, 200, body)

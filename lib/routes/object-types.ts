@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { Detail, FieldErrors, ObjectType, ObjectTypePage } from '../../schemas/api.ts'
-import { OBJECT_TYPES_PATH, renderItem, type Catalog, type Filter } from '../catalog.ts'
+import { OBJECT_TYPES_PATH, renderItem, type Filter } from '../catalog.ts'
 import { toJson } from '../json.ts'
 import { pageLinks, pageRange, pageWindow, type PageSizes } from '../pagination.ts'
 import { lastValue, parseInteger, type QueryParams } from '../query.ts'
@@ -9,7 +9,7 @@ import { addEndpoint, type ApiGuards } from './endpoint.ts'
 
 const DESCRIPTION = 'Read-only list of object types.'
 
-export function objectTypeRoutes (app: FastifyInstance, guards: ApiGuards, catalog: Catalog, sizes: PageSizes): void {
+export function objectTypeRoutes (app: FastifyInstance, guards: ApiGuards, sizes: PageSizes): void {
   /** The filters the reference offers; a value that cannot match anything is a 400 there. */
   function filterOf (params: QueryParams): Filter {
     const given = (name: string) => {
@@ -37,7 +37,7 @@ export function objectTypeRoutes (app: FastifyInstance, guards: ApiGuards, catal
     name: 'Object Type List',
     description: DESCRIPTION,
     schemas: { 200: ObjectTypePage, '4xx': Type.Union([Detail, FieldErrors]) },
-    render (request, formatSuffix) {
+    render (request, formatSuffix, catalog) {
       const params = request.query
       const items = catalog.select(filterOf(params))
       const window = pageWindow(params, sizes)
@@ -57,7 +57,7 @@ export function objectTypeRoutes (app: FastifyInstance, guards: ApiGuards, catal
     name: 'Object Type Instance',
     description: DESCRIPTION,
     schemas: { 200: ObjectType },
-    render (request, formatSuffix) {
+    render (request, formatSuffix, catalog) {
       // The reference looks the id up as an integer: text that is none is a plain 404.
       const id = parseInteger(request.params.id)
       if (id === undefined) throw app.httpErrors.notFound('Not found.')

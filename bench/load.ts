@@ -66,12 +66,16 @@ export interface Load {
   threads?: number
   /** The core of the load generator, if pinned. */
   core?: string
+  /** Further request headers, as `Name: value`. */
+  headers?: string[]
+  /** The answers asked for are 304s (If-None-Match): autocannon counts those as non-2xx. */
+  notModified?: boolean
 }
 
 export interface LoadFigures { requests: number, rps: number, p50: number, p99: number, errors: number }
 
 /** Loads one URL with wrk, or autocannon without it; latencies in ms. */
-export function load ({ port, path, seconds, connections, threads = 1, core }: Load): LoadFigures {
+export function load ({ port, path, seconds, connections, threads = 1, core, headers = [], notModified = false }: Load): LoadFigures {
   const url = `http://127.0.0.1:${port}${path}`
   const run = (command: string, args: string[]) => {
     const [pinnedCommand, ...pinnedArgs] = pinned(core, [command, ...args])
@@ -79,11 +83,13 @@ export function load ({ port, path, seconds, connections, threads = 1, core }: L
   }
   if (WRK) {
     const script = path.endsWith(UNIQUE_SUFFIX) ? ['-s', UNIQUE_SCRIPT] : []
-    const out = run('wrk', [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--latency', '-H', `Host: ${HOST}`, ...script, url])
+    const out = run('wrk', [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--latency',
+      ...[`Host: ${HOST}`, ...headers].flatMap((header) => ['-H', header]), ...script, url])
     const ms = (label: string) => {
       const [, value, unit] = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out)!
       return Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit!]!
     }
+    // wrk's "Non-2xx or 3xx responses" are those that are neither: 4xx and 5xx.
     const errors = [...out.matchAll(/(?:Non-2xx or 3xx responses|connect|read|write|timeout)[: ]+(\d+)/g)]
       .reduce((sum, match) => sum + Number(match[1]), 0)
     return {
@@ -95,13 +101,14 @@ export function load ({ port, path, seconds, connections, threads = 1, core }: L
     }
   }
   const bin = fileURLToPath(new URL('../../node_modules/.bin/autocannon', import.meta.url))
-  const result = JSON.parse(run(bin, ['--json', '-c', String(connections), '-d', String(seconds), '-H', `host=${HOST}`, url]))
+  const headerArgs = [`host: ${HOST}`, ...headers].flatMap((header) => ['-H', header.replace(/: /, '=')])
+  const result = JSON.parse(run(bin, ['--json', '-c', String(connections), '-d', String(seconds), ...headerArgs, url]))
   return {
     requests: result.requests.total,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx,
+    errors: result.errors + result.timeouts + result.non2xx - (notModified ? result['3xx'] : 0),
   }
 }
 

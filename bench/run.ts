@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
+import { fetchRaw } from './fetch.ts'
 import { cpuMicros, fetchPage, HOST, load, median, pinned, rssMiB, SERVICE_SCRIPT, TASKSET, UNIQUE_SUFFIX, waitFor200, WRK } from './load.ts'
 
 const { values: options } = parseArgs({
@@ -41,6 +42,10 @@ const CASES: Record<string, string> = {
  * these with the canonical page (see reference-server.ts): same size, no rendering.
  */
 const UNCACHED_CASE = 'uncached page (new query each time)'
+/** The canonical page revalidated: If-None-Match with its tag, answered 304 with no body. */
+const NOT_MODIFIED_CASE = 'not modified (304 of the canonical page)'
+
+interface Case { path: string, headers?: string[], notModified?: boolean }
 
 function startService (): ChildProcess {
   const [command, ...args] = pinned('1', [process.execPath, SERVICE_SCRIPT])
@@ -58,9 +63,9 @@ function startReference (): ChildProcess {
 
 interface Figures { rps: number, p50: number, p99: number, cpuPerRequest: number, errors: number }
 
-function measure (pid: number, port: number, path: string): Figures {
+function measure (pid: number, port: number, benchCase: Case): Figures {
   const before = cpuMicros(pid)
-  const { requests, rps, p50, p99, errors } = load({ port, path, seconds: SECONDS, connections: CONNECTIONS, core: '0' })
+  const { requests, rps, p50, p99, errors } = load({ port, ...benchCase, seconds: SECONDS, connections: CONNECTIONS, core: '0' })
   return { rps, p50, p99, cpuPerRequest: (cpuMicros(pid) - before) / requests, errors }
 }
 
@@ -88,21 +93,26 @@ async function main (): Promise<void> {
 
   const header = ['case', 'service rps', 'ref rps', 'ratio', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'errors']
   const rows: string[][] = [header]
-  const cases = Object.entries(CASES)
+  const cases: Array<[string, Case]> = Object.entries(CASES).map(([name, path]) => [name, { path }])
+  const { etag } = (await fetchPage(SERVICE_PORT, CANONICAL)).headers
+  for (const port of [SERVICE_PORT, REFERENCE_PORT]) {
+    if ((await fetchRaw(port, CANONICAL, HOST, { 'if-none-match': etag! })).status !== 304) throw new Error(`port ${port}: no 304`)
+  }
+  cases.push([NOT_MODIFIED_CASE, { path: CANONICAL, headers: [`If-None-Match: ${etag}`], notModified: true }])
   // autocannon's command line cannot vary the query per request.
-  if (WRK) cases.push([UNCACHED_CASE, CANONICAL + UNIQUE_SUFFIX])
+  if (WRK) cases.push([UNCACHED_CASE, { path: CANONICAL + UNIQUE_SUFFIX }])
   else console.log(`(${UNCACHED_CASE}: needs wrk)`)
-  for (const [name, path] of cases.filter(([name]) => name.includes(options.only))) {
+  for (const [name, benchCase] of cases.filter(([name]) => name.includes(options.only))) {
     const ours: Figures[] = []
     const theirs: Figures[] = []
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate which goes first, so drift on a shared machine hits both alike.
       if (round % 2 === 0) {
-        ours.push(measure(service.pid!, SERVICE_PORT, path))
-        theirs.push(measure(reference.pid!, REFERENCE_PORT, path))
+        ours.push(measure(service.pid!, SERVICE_PORT, benchCase))
+        theirs.push(measure(reference.pid!, REFERENCE_PORT, benchCase))
       } else {
-        theirs.push(measure(reference.pid!, REFERENCE_PORT, path))
-        ours.push(measure(service.pid!, SERVICE_PORT, path))
+        theirs.push(measure(reference.pid!, REFERENCE_PORT, benchCase))
+        ours.push(measure(service.pid!, SERVICE_PORT, benchCase))
       }
     }
     const m = (figures: Figures[], key: keyof Figures) => median(figures.map((f) => f[key]))

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { notModified } from './conditional.ts'
+import { headerOf } from './http.ts'
 import type { ApiGuards } from './routes/endpoint.ts'
 
 /**
@@ -22,15 +24,6 @@ export function cacheKeyOf (request: IncomingMessage, trustsProxies: boolean): s
 
 const FORWARDED = /^x-forwarded-(host|proto)$/i
 
-/** The first Authorization header, as `request.headers` would give it, without building that object. */
-function authorizationOf (request: IncomingMessage): string | undefined {
-  const raw = request.rawHeaders
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') return raw[i + 1]
-  }
-  return undefined
-}
-
 /**
  * Answers GET and HEAD from the response cache before Fastify sees the request. Only a
  * 200 that Fastify rendered for the same key is ever there, so a hit has passed every check
@@ -49,9 +42,14 @@ export class FastPath {
     const answer = key === undefined ? undefined : served.current.cache.get(key)
     if (answer === undefined) return false
     // The key leaves the token out (one entry serves every client), so it is checked here.
-    if (tokens !== undefined && tokens.refusal(authorizationOf(request)) !== undefined) return false
-    response.writeHead(200, answer.headers)
-    response.end(answer.body)
+    if (tokens !== undefined && tokens.refusal(headerOf(request, 'authorization')) !== undefined) return false
+    if (notModified(headerOf(request, 'if-none-match'), answer.etag)) {
+      response.writeHead(304, answer.notModifiedHeaders)
+      response.end()
+    } else {
+      response.writeHead(200, answer.headers)
+      response.end(answer.body)
+    }
     return true
   }
 }

@@ -40,7 +40,7 @@ t.test('a cache hit is answered before Fastify, byte for byte as Fastify answere
   const { port } = app.server.address() as AddressInfo
   for (const path of ['/api/extras/object-types/?limit=50&offset=50', '/api/status/?format=api', '/api/extras/object-types/7/']) {
     const [rendered = '', cached] = await exchange(port, [GET(path), GET(path)])
-    t.match(rendered, /^HTTP\/1\.1 200 OK\r\ncontent-type: application\/json\r\nvary: Accept\r\nallow: GET, HEAD, OPTIONS\r\ncontent-length: \d+\r\n/, path)
+    t.match(rendered, /^HTTP\/1\.1 200 OK\r\ncontent-type: application\/json\r\nvary: Accept\r\nallow: GET, HEAD, OPTIONS\r\ncache-control: no-cache\r\netag: "[\w-]{27}"\r\ncontent-length: \d+\r\n/, path)
     t.equal(cached, rendered, path)
     const [head] = await exchange(port, [`HEAD ${path} HTTP/1.1\r\nHost: inventory.test\r\n\r\n`])
     t.equal(head, rendered.slice(0, rendered.indexOf('\r\n\r\n') + 4), `HEAD ${path}`)
@@ -76,4 +76,19 @@ t.test('an empty Host is answered for the address reached, never from the cache'
   t.match(first, `"url":"http://127.0.0.1:${port}/api/extras/object-types/23/"`)
   t.equal(second, first)
   t.equal(app.responseCache.bytes, 0)
+})
+
+t.test('a 304 from the cache is the 304 Fastify sends, byte for byte', async (t) => {
+  const app = await build(t)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+  const [page = ''] = await exchange(port, [GET('/api/status/?format=json')])
+  const tag = /\r\netag: ("[^"]+")\r\n/.exec(page)![1]!
+  const conditional = GET('/api/extras/object-types/?limit=3', 'inventory.test', 'If-None-Match: *\r\n')
+  const [fromFastify, fromCache] = await exchange(port, [conditional, conditional])
+  t.equal(fromFastify, fromCache)
+  t.match(fromCache, /^HTTP\/1\.1 304 Not Modified\r\nvary: Accept\r\nallow: GET, HEAD, OPTIONS\r\ncache-control: no-cache\r\netag: "[\w-]{27}"\r\n/)
+  t.ok(fromCache!.endsWith('\r\n\r\n'), 'no body')
+  const [again] = await exchange(port, [GET('/api/status/?format=json', 'inventory.test', `If-None-Match: ${tag}\r\n`)])
+  t.match(again, /^HTTP\/1\.1 304 Not Modified\r\n/)
 })

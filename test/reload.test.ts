@@ -69,3 +69,16 @@ t.test('a reload under concurrent requests: every answer is wholly the old profi
   // The last swap served the other profile: nothing cached before it may answer now.
   for (const url of URLS) t.equal(await fetch(url), otherAnswers.get(url), `${url} after the last swap`)
 })
+
+t.test('after a reload, a tag of the old profile no longer matches', async (t) => {
+  const served = new Served(new Catalog(DEFAULT_PROFILE))
+  const app = await buildApp({ config: loadConfig({}), served, logger: pino({ level: 'silent' }) })
+  t.teardown(() => app.close())
+  const old = await get(app, '/api/status/')
+  t.equal((await get(app, '/api/status/', { 'if-none-match': String(old.headers.etag) })).statusCode, 304)
+  served.swap(new Catalog(OTHER))
+  const fresh = await get(app, '/api/status/', { 'if-none-match': String(old.headers.etag) })
+  t.equal(fresh.statusCode, 200)
+  t.match(fresh.body, '"service-version":"9.9.9"')
+  t.not(fresh.headers.etag, old.headers.etag)
+})

@@ -2,7 +2,8 @@ import { METHODS } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { Description, Detail } from '../../schemas/api.ts'
-import { API_HEADERS, sendJson } from '../http.ts'
+import { answerOf, notModified } from '../conditional.ts'
+import { API_HEADERS, headerOf, sendJson } from '../http.ts'
 import { toJson } from '../json.ts'
 import { lastValue, type QueryParams } from '../query.ts'
 import { cacheKeyOf } from '../fast-path.ts'
@@ -77,12 +78,17 @@ export function addEndpoint<Params = unknown> (app: FastifyInstance, guards: Api
     handler: checked((request, reply, formatSuffix) => {
       const { catalog, cache } = served.current
       const key = cacheKeyOf(request.raw, trustsProxies)
-      let body = key === undefined ? undefined : cache.get(key)?.body
-      if (body === undefined) {
-        body = endpoint.render(request, formatSuffix, catalog)
-        if (key !== undefined) cache.set(key, body)
+      let answer = key === undefined ? undefined : cache.get(key)
+      if (answer === undefined) {
+        answer = answerOf(endpoint.render(request, formatSuffix, catalog))
+        if (key !== undefined) cache.set(key, answer)
       }
-      sendJson(reply, 200, body)
+      if (notModified(headerOf(request.raw, 'if-none-match'), answer.etag)) {
+        reply.code(304).headers(answer.notModifiedHeaders).removeHeader('content-type').send()
+        return
+      }
+      reply.headers(answer.headers)
+      sendJson(reply, 200, answer.body)
     }),
   })
   app.route({

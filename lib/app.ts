@@ -14,6 +14,7 @@ import type { ApiTokens } from './tokens.ts'
 import { ROUTED_METHODS } from './routes/endpoint.ts'
 import { objectTypeRoutes } from './routes/object-types.ts'
 import { probeRoutes } from './routes/probes.ts'
+import { schemaRoutes } from './routes/schema.ts'
 import { statusRoutes } from './routes/status.ts'
 
 declare module 'fastify' {
@@ -86,5 +87,6 @@ export async function buildApp ({ config, served, tokens, logger }: AppOptions):
   probeRoutes(app, lifecycle)
   statusRoutes(app, guards)
   objectTypeRoutes(app, guards, config)
+  schemaRoutes(app, guards, config)
   return app
 }

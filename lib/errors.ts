@@ -14,7 +14,7 @@ const NOT_FOUND = detail('Not found.')
 const MOVED = detail('Moved permanently.')
 
 // A known path without its trailing slash: the reference redirects these to the slashed path.
-const UNSLASHED_API_PATH = /^\/api\/(status|extras\/object-types(\/[^/?]+)?)$/
+const UNSLASHED_API_PATH = /^\/api\/(status|schema|extras\/object-types(\/[^/?]+)?)$/
 
 /** Every error answer is the reference's JSON; nothing reaches a client as HTML or a stack trace. */
 export function installErrorAnswers (app: FastifyInstance): void {

@@ -53,6 +53,13 @@ export const Probe = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('ready'), Type.Literal('draining')]),
 }, { additionalProperties: false })
 
+/** GET /api/schema/: the OpenAPI document, described as far as clients rely on it. */
+export const OpenApiDocument = Type.Object({
+  openapi: Type.String(),
+  info: Type.Object({ title: Type.String(), version: Type.String() }),
+  paths: Type.Record(Type.String(), Type.Object({})),
+})
+
 export type Status = Static<typeof Status>
 export type ObjectType = Static<typeof ObjectType>
 export type ObjectTypePage = Static<typeof ObjectTypePage>

@@ -39,7 +39,7 @@ export class Catalog {
   readonly #byId: ReadonlyMap<string, CatalogItem>
   readonly #byAppLabel: ReadonlyMap<string, readonly CatalogItem[]>
 
-  constructor (profile: Profile) {
+  constructor (readonly profile: Profile) {
     this.statusBody = Buffer.from(renderStatus(profile.status))
     this.serviceVersion = profile.status['service-version']
     this.items = profile.objectTypes
@@ -65,6 +65,11 @@ export class Catalog {
       else group.push(item)
     }
     this.#byAppLabel = byAppLabel
+  }
+
+  /** The same profile with another count of running RQ workers (read live from Redis). */
+  withWorkerCount (count: number): Catalog {
+    return new Catalog({ ...this.profile, status: { ...this.profile.status, 'rq-workers-running': count } })
   }
 
   /** The item with this id (in canonical decimal form), if any. */

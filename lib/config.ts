@@ -27,6 +27,9 @@ export interface Config {
   shutdownTimeoutMs: number
   /** Set when LOGIN_REQUIRED: every API path needs one of these tokens. */
   apiTokensFile?: string
+  /** Where to read the live count of RQ workers; unset: the profile's count is served. */
+  redisUrl?: string
+  rqPollIntervalMs: number
   logLevel: Level | 'silent'
   accessLog: boolean
 }
@@ -82,6 +85,8 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
     drainDelayMs: duration('DRAIN_DELAY_MS', raw.DRAIN_DELAY_MS, 0),
     shutdownTimeoutMs: duration('SHUTDOWN_TIMEOUT_MS', raw.SHUTDOWN_TIMEOUT_MS),
     ...(raw.LOGIN_REQUIRED === 'true' && { apiTokensFile: apiTokensFile(raw.API_TOKENS_FILE) }),
+    ...(raw.REDIS_URL !== undefined && { redisUrl: redisUrl(raw.REDIS_URL) }),
+    rqPollIntervalMs: duration('RQ_POLL_INTERVAL_MS', raw.RQ_POLL_INTERVAL_MS),
     logLevel: raw.LOG_LEVEL as Config['logLevel'],
     accessLog: raw.ACCESS_LOG === 'true',
   }
@@ -104,6 +109,15 @@ function duration (name: string, value: string, min = 1): number {
 
 function apiTokensFile (value: string | undefined): string {
   if (value === undefined) throw new ConfigError('LOGIN_REQUIRED', 'true', 'needs API_TOKENS_FILE, the file of the tokens to accept')
+  return value
+}
+
+function redisUrl (value: string): string {
+  if (!/^rediss?:\/\/[^/]/.test(value) || !URL.canParse(value)) {
+    // The message is logged: never with the password.
+    const shown = value.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
+    throw new ConfigError('REDIS_URL', shown, 'expected redis://[user:password@]host[:port][/db] or rediss://…')
+  }
   return value
 }
 

@@ -19,6 +19,8 @@ export interface Generation {
  */
 export class Served {
   #current: Generation
+  /** The live count of RQ workers, once Redis has told it: it overrides every profile's. */
+  #workerCount: number | undefined
 
   constructor (catalog: Catalog) {
     this.#current = { number: 1, catalog, cache: new ResponseCache(RESPONSE_CACHE_BYTES) }
@@ -28,9 +30,17 @@ export class Served {
     return this.#current
   }
 
-  /** Serves another catalog from the next request on; the old answers go with the old catalog. */
+  /** Serves another profile's catalog from the next request on; the old answers go with the old catalog. */
   swap (catalog: Catalog): Generation {
-    this.#current = { number: this.#current.number + 1, catalog, cache: new ResponseCache(RESPONSE_CACHE_BYTES) }
+    const live = this.#workerCount === undefined ? catalog : catalog.withWorkerCount(this.#workerCount)
+    this.#current = { number: this.#current.number + 1, catalog: live, cache: new ResponseCache(RESPONSE_CACHE_BYTES) }
     return this.#current
+  }
+
+  /** Serves the status with this many RQ workers from the next request on (the same profile generation). */
+  setWorkerCount (count: number): void {
+    this.#workerCount = count
+    const { number, catalog } = this.#current
+    this.#current = { number, catalog: catalog.withWorkerCount(count), cache: new ResponseCache(RESPONSE_CACHE_BYTES) }
   }
 }

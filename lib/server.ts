@@ -6,6 +6,7 @@ import { superviseWorkers } from './cluster.ts'
 import { loadConfig, type Config } from './config.ts'
 import { loadProfile } from './profile.ts'
 import { reloadOnChange } from './reload.ts'
+import { pollRqWorkers } from './rq-workers.ts'
 import { Served } from './served.ts'
 import { closeOnSignal, shutdownBudgetMs } from './shutdown.ts'
 import { ApiTokens } from './tokens.ts'
@@ -35,6 +36,10 @@ async function main (): Promise<void> {
 
   const served = new Served(catalog)
   const app = await buildApp({ config, served, ...(tokens !== undefined && { tokens }), logger })
+  if (config.redisUrl !== undefined) {
+    const poll = pollRqWorkers(config.redisUrl, config.rqPollIntervalMs, logger, (count) => served.setWorkerCount(count))
+    app.addHook('onClose', poll.close)
+  }
   closeOnSignal(app, config, logger)
   reloadOnChange({ config, served, tokens, logger })
   try {

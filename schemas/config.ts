@@ -25,6 +25,8 @@ export const Environment = Type.Object({
   SHUTDOWN_TIMEOUT_MS: whole('after the drain delay, how long requests get to finish before they are cut, in ms, at least 1', '10000'),
   LOGIN_REQUIRED: flag('true requires an API token (Authorization: Token <key>) on every API path'),
   API_TOKENS_FILE: Type.Optional(Type.String({ minLength: 1, description: 'path of the API tokens: one a line, or a JSON list' })),
+  REDIS_URL: Type.Optional(Type.String({ minLength: 1, description: 'redis:// or rediss:// URL of the inventory service\'s Redis, for the live count of RQ workers' })),
+  RQ_POLL_INTERVAL_MS: whole('how often the RQ worker count is read from Redis, in ms, at least 1', '2000'),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' }

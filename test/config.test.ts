@@ -18,6 +18,7 @@ t.test('defaults', async (t) => {
     maxHeaderSize: 16384,
     drainDelayMs: 5000,
     shutdownTimeoutMs: 10000,
+    rqPollIntervalMs: 2000,
     logLevel: 'info',
     accessLog: false,
   })
@@ -41,6 +42,8 @@ t.test('every variable, set', async (t) => {
     MAX_HEADER_SIZE: '8192',
     DRAIN_DELAY_MS: '0',
     SHUTDOWN_TIMEOUT_MS: '20000',
+    REDIS_URL: 'rediss://redis.internal:6380/1',
+    RQ_POLL_INTERVAL_MS: '500',
     LOG_LEVEL: 'debug',
     ACCESS_LOG: 'true',
     UNRELATED: 'ignored',
@@ -61,6 +64,8 @@ t.test('every variable, set', async (t) => {
     maxHeaderSize: 8192,
     drainDelayMs: 0,
     shutdownTimeoutMs: 20000,
+    redisUrl: 'rediss://redis.internal:6380/1',
+    rqPollIntervalMs: 500,
     logLevel: 'debug',
     accessLog: true,
   })

@@ -5,7 +5,9 @@ import { Agent, createServer, request } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { renameSync, writeFileSync } from 'node:fs'
+import { Redis } from 'ioredis'
 import { DEFAULT_PROFILE } from './helper.ts'
+import { freePort, startRedis } from './redis.ts'
 
 const SERVER = new URL('../lib/server.ts', import.meta.url).pathname
 
@@ -359,4 +361,19 @@ t.test('PROFILE_WATCH=true: a changed or replaced profile file is reloaded', asy
   while (!server.output().includes(`"msg":"Bad profile ${file}: is not valid JSON`)) await new Promise((resolve) => setTimeout(resolve, 20))
   await versionBecomes('3.0.0')
   t.pass('each change served, a broken one refused')
+})
+
+t.test('REDIS_URL: the status serves the live RQ worker count; SIGTERM closes the connection too', async (t) => {
+  const redisPort = await freePort()
+  const redis = await startRedis(redisPort)
+  t.teardown(() => { redis.kill() })
+  const admin = new Redis(redisPort, '127.0.0.1')
+  t.teardown(() => admin.disconnect())
+  await admin.sadd('rq:workers', 'rq:worker:1', 'rq:worker:2', 'rq:worker:3', 'rq:worker:4')
+  const server = await start(t, { REDIS_URL: `redis://127.0.0.1:${redisPort}`, RQ_POLL_INTERVAL_MS: '50' })
+  while (JSON.parse((await get(server.port, '/api/status/')).body)['rq-workers-running'] !== 4) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  server.child.kill('SIGTERM')
+  t.equal((await server.exited).code, 0)
 })

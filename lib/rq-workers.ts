@@ -1,0 +1,58 @@
+import { Redis } from 'ioredis'
+import type { Logger } from 'pino'
+
+/** The inventory service's registry of RQ workers: a Redis set with one member per worker. */
+const WORKERS_KEY = 'rq:workers'
+/** Reconnect attempts back off to this; the poll goes on meanwhile and keeps the last count. */
+const MAX_RECONNECT_DELAY_MS = 2000
+
+export interface RqWorkerPoll {
+  /** Stops polling and closes the connection. */
+  close: () => Promise<void>
+}
+
+/**
+ * Reads the number of RQ workers (SCARD rq:workers) every `intervalMs`, in the background:
+ * requests never wait on Redis. `onCount` hears of every change. While Redis cannot be
+ * reached, the last count stays; the outage and the recovery are logged once each.
+ */
+export function pollRqWorkers (url: string, intervalMs: number, logger: Logger, onCount: (count: number) => void): RqWorkerPoll {
+  const redis = new Redis(url, {
+    // A command sent while disconnected waits for the next connection attempt, and fails
+    // if that fails: the first poll waits for the first connection, an outage is one error.
+    maxRetriesPerRequest: 0,
+    retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
+  })
+  // Connection errors surface in the poll, which logs them once per outage.
+  redis.on('error', () => {})
+  let last: number | undefined
+  let outage = false
+  let polling = false
+  const poll = async () => {
+    if (polling) return
+    polling = true
+    try {
+      const count = await redis.scard(WORKERS_KEY)
+      if (outage) logger.info({ rqWorkers: count }, 'Redis reachable again')
+      outage = false
+      if (count !== last) {
+        last = count
+        onCount(count)
+      }
+    } catch (error) {
+      if (!outage) logger.error(`Redis unreachable (${(error as Error).message}); serving the last worker count, ${last ?? 'the profile\'s'}`)
+      outage = true
+    } finally {
+      polling = false
+    }
+  }
+  const timer = setInterval(poll, intervalMs)
+  timer.unref()
+  poll()
+  return {
+    close: async () => {
+      clearInterval(timer)
+      redis.disconnect()
+    },
+  }
+}

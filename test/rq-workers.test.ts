@@ -1,0 +1,79 @@
+import t from 'tap'
+import { Writable } from 'node:stream'
+import { Redis } from 'ioredis'
+import { pino } from 'pino'
+import { buildApp } from '../lib/app.ts'
+import { Catalog } from '../lib/catalog.ts'
+import { loadConfig } from '../lib/config.ts'
+import { pollRqWorkers } from '../lib/rq-workers.ts'
+import { Served } from '../lib/served.ts'
+import { DEFAULT_PROFILE, get } from './helper.ts'
+import { freePort, startRedis, stopRedis } from './redis.ts'
+
+/** The worker count /api/status/ answers, once it equals `expected`. */
+async function statusShows (app: Awaited<ReturnType<typeof buildApp>>, expected: number): Promise<void> {
+  while (JSON.parse((await get(app, '/api/status/')).body)['rq-workers-running'] !== expected) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+t.test('the RQ worker count comes from Redis, survives an outage and recovers', async (t) => {
+  const port = await freePort()
+  let redis = await startRedis(port)
+  t.teardown(() => { redis.kill() })
+  const admin = new Redis(port, '127.0.0.1', { retryStrategy: () => 50 })
+  admin.on('error', () => {})
+  t.teardown(() => admin.disconnect())
+
+  const lines: string[] = []
+  const logger = pino(new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(chunk).msg); done() } }))
+  const served = new Served(new Catalog(DEFAULT_PROFILE))
+  const app = await buildApp({ config: loadConfig({}), served, logger: pino({ level: 'silent' }) })
+  const poll = pollRqWorkers(`redis://127.0.0.1:${port}`, 50, logger, (count) => served.setWorkerCount(count))
+  t.teardown(async () => { await poll.close(); await app.close() })
+
+  t.equal(JSON.parse((await get(app, '/api/status/')).body)['rq-workers-running'], 1, "the profile's count until Redis answers")
+  await statusShows(app, 0)
+  await admin.sadd('rq:workers', 'rq:worker:a', 'rq:worker:b', 'rq:worker:c')
+  await statusShows(app, 3)
+  await admin.srem('rq:workers', 'rq:worker:b')
+  await statusShows(app, 2)
+  t.pass('workers registered and removed show up in the next polls')
+
+  await stopRedis(redis)
+  while (!lines.some((line) => line.startsWith('Redis unreachable'))) await new Promise((resolve) => setTimeout(resolve, 20))
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal(lines.filter((line) => line.startsWith('Redis unreachable')).length, 1, 'the outage is logged once')
+  t.match(lines.find((line) => line.startsWith('Redis unreachable')), 'serving the last worker count, 2')
+  await statusShows(app, 2)
+
+  redis = await startRedis(port)
+  await admin.sadd('rq:workers', 'rq:worker:d')
+  await statusShows(app, 1)
+  t.equal(lines.filter((line) => line === 'Redis reachable again').length, 1, 'and the recovery')
+
+  const etag = (await get(app, '/api/status/')).headers.etag
+  const reloaded = served.swap(new Catalog(DEFAULT_PROFILE))
+  t.equal(reloaded.catalog.profile.status['rq-workers-running'], 1, 'a reloaded profile is served with the live count')
+  t.equal((await get(app, '/api/status/')).headers.etag, etag)
+})
+
+t.test('Redis down from the start: logged once, the profile\'s count is served', async (t) => {
+  const lines: string[] = []
+  const logger = pino(new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(chunk).msg); done() } }))
+  const poll = pollRqWorkers(`redis://127.0.0.1:${await freePort()}`, 50, logger, () => t.fail('no count'))
+  t.teardown(poll.close)
+  while (lines.length === 0) await new Promise((resolve) => setTimeout(resolve, 20))
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  t.equal(lines.length, 1)
+  t.match(lines[0], /^Redis unreachable \(.+\); serving the last worker count, the profile's$/)
+})
+
+t.test('REDIS_URL must be a redis URL; the password never shows in the message', async (t) => {
+  t.equal(loadConfig({ REDIS_URL: 'redis://:secret@redis.internal:6379/2' }).redisUrl, 'redis://:secret@redis.internal:6379/2')
+  t.equal(loadConfig({}).rqPollIntervalMs, 2000)
+  t.throws(() => loadConfig({ REDIS_URL: 'http://user:secret@redis.internal' }), {
+    message: 'Bad configuration REDIS_URL="http://user:***@redis.internal": expected redis://[user:password@]host[:port][/db] or rediss://…',
+  })
+  t.throws(() => loadConfig({ RQ_POLL_INTERVAL_MS: '0' }), { message: 'Bad configuration RQ_POLL_INTERVAL_MS="0": expected 1 to 2147483647 ms' })
+})

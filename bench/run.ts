@@ -2,7 +2,7 @@
  * Side-by-side benchmark: the service against a bare node:http server that writes the
  * same bytes from memory (the ceiling for Node.js). Prints figures; asserts nothing.
  *
- *   npm run bench [-- --rounds 5 --seconds 5 --connections 50 --only status]
+ *   npm run bench [-- --rounds 5 --seconds 5 --connections 50 --only status --metrics]
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
@@ -18,6 +18,8 @@ const { values: options } = parseArgs({
     connections: { type: 'string', default: '50' },
     /** Only the cases whose name contains this. */
     only: { type: 'string', default: '' },
+    /** The service with METRICS=true. */
+    metrics: { type: 'boolean', default: false },
   },
 })
 const ROUNDS = Number(options.rounds)
@@ -50,7 +52,7 @@ interface Case { path: string, headers?: string[], notModified?: boolean }
 function startService (): ChildProcess {
   const [command, ...args] = pinned('1', [process.execPath, SERVICE_SCRIPT])
   return spawn(command!, args, {
-    env: { ...process.env, PORT: String(SERVICE_PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    env: { ...process.env, PORT: String(SERVICE_PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', METRICS: String(options.metrics) },
     stdio: 'inherit',
   })
 }
@@ -84,7 +86,8 @@ async function main (): Promise<void> {
 
   const rssBefore = rssMiB(service.pid!)
   console.log(`load generator: ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s per server and case,` +
-    ` ${TASKSET ? 'servers on core 1, load on core 0' : 'not pinned (no taskset or one core)'}; node ${process.version}`)
+    ` ${TASKSET ? 'servers on core 1, load on core 0' : 'not pinned (no taskset or one core)'}; node ${process.version}` +
+    (options.metrics ? '; service with METRICS=true' : ''))
   console.log(`start-up to first 200: ${startupMs.toFixed(0)} ms`)
   for (const path of Object.values(CASES)) {
     load({ port: SERVICE_PORT, path, seconds: 1, connections: CONNECTIONS, core: '0' })

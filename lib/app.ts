@@ -13,6 +13,8 @@ import type { Served } from './served.ts'
 import type { ApiTokens } from './tokens.ts'
 import { ROUTED_METHODS } from './routes/endpoint.ts'
 import { objectTypeRoutes } from './routes/object-types.ts'
+import type { Metrics } from './metrics.ts'
+import { metricsRoutes } from './routes/metrics.ts'
 import { probeRoutes } from './routes/probes.ts'
 import { schemaRoutes } from './routes/schema.ts'
 import { statusRoutes } from './routes/status.ts'
@@ -38,15 +40,17 @@ export interface AppOptions {
   served: Served
   /** Required when LOGIN_REQUIRED (config.apiTokensFile) is set. */
   tokens?: ApiTokens
+  /** Required when METRICS is set. */
+  metrics?: Metrics
   logger: FastifyBaseLogger
 }
 
 const INVALID_HOST = detail('Invalid Host header.')
 
-export async function buildApp ({ config, served, tokens, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp ({ config, served, tokens, metrics, logger }: AppOptions): Promise<FastifyInstance> {
   const guards = { served, trustsProxies: config.trustProxy !== undefined, ...(tokens !== undefined && { tokens }) }
   // Cache hits skip Fastify; with per-request logs on, every request goes through it to be logged.
-  const fastPath = config.accessLog ? undefined : new FastPath(guards)
+  const fastPath = config.accessLog ? undefined : new FastPath(guards, metrics)
   const lifecycle = new Lifecycle()
   const app = Fastify({
     serverFactory: httpServerFactory(config, lifecycle, fastPath),
@@ -85,6 +89,7 @@ export async function buildApp ({ config, served, tokens, logger }: AppOptions):
   app.decorate('responseCache', { getter: () => served.current.cache })
   app.decorate('lifecycle', lifecycle)
   probeRoutes(app, lifecycle)
+  if (metrics !== undefined) metricsRoutes(app, metrics)
   statusRoutes(app, guards)
   objectTypeRoutes(app, guards, config)
   schemaRoutes(app, guards, config)

@@ -7,6 +7,8 @@ const CACHE_CONTROL = 'no-cache'
 
 /** A 200 of the API as it goes on the wire, with what a 304 in its place sends. */
 export interface Answer {
+  /** The template of the route that rendered it, for metrics. */
+  readonly route: string
   readonly body: Buffer
   /** Strong: the same bytes always give the same tag, other bytes another. */
   readonly etag: string
@@ -15,10 +17,11 @@ export interface Answer {
 }
 
 /** Computes, once per rendered body, the tag and the headers of its 200 and 304. */
-export function answerOf (body: Buffer): Answer {
+export function answerOf (route: string, body: Buffer): Answer {
   const etag = `"${createHash('sha1').update(body).digest('base64url')}"`
   const { 'content-type': _type, ...described } = API_HEADERS
   return {
+    route,
     body,
     etag,
     headers: { ...API_HEADERS, 'cache-control': CACHE_CONTROL, etag, 'content-length': body.length },

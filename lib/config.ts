@@ -32,6 +32,7 @@ export interface Config {
   rqPollIntervalMs: number
   logLevel: Level | 'silent'
   accessLog: boolean
+  metrics: boolean
 }
 
 export class ConfigError extends Error {
@@ -89,6 +90,7 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
     rqPollIntervalMs: duration('RQ_POLL_INTERVAL_MS', raw.RQ_POLL_INTERVAL_MS),
     logLevel: raw.LOG_LEVEL as Config['logLevel'],
     accessLog: raw.ACCESS_LOG === 'true',
+    metrics: raw.METRICS === 'true',
   }
 }
 

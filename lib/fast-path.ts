@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { notModified } from './conditional.ts'
 import { headerOf } from './http.ts'
+import type { Metrics } from './metrics.ts'
 import type { ApiGuards } from './routes/endpoint.ts'
 
 /**
@@ -32,24 +33,27 @@ const FORWARDED = /^x-forwarded-(host|proto)$/i
  * This is the bare-Node speed of the service.
  */
 export class FastPath {
-  constructor (private readonly guards: ApiGuards) {}
+  constructor (private readonly guards: ApiGuards, private readonly metrics?: Metrics) {}
 
   /** True when the request was answered from the cache. */
   answered (request: IncomingMessage, response: ServerResponse): boolean {
     if (request.method !== 'GET' && request.method !== 'HEAD') return false
+    const started = this.metrics === undefined ? 0n : process.hrtime.bigint()
     const { served, trustsProxies, tokens } = this.guards
     const key = cacheKeyOf(request, trustsProxies)
     const answer = key === undefined ? undefined : served.current.cache.get(key)
     if (answer === undefined) return false
     // The key leaves the token out (one entry serves every client), so it is checked here.
     if (tokens !== undefined && tokens.refusal(headerOf(request, 'authorization')) !== undefined) return false
-    if (notModified(headerOf(request, 'if-none-match'), answer.etag)) {
+    const status = notModified(headerOf(request, 'if-none-match'), answer.etag) ? 304 : 200
+    if (status === 304) {
       response.writeHead(304, answer.notModifiedHeaders)
       response.end()
     } else {
       response.writeHead(200, answer.headers)
       response.end(answer.body)
     }
+    this.metrics?.answered(answer.route, request.method, status, Number(process.hrtime.bigint() - started) / 1e9)
     return true
   }
 }

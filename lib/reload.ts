@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import { Catalog } from './catalog.ts'
 import type { Config } from './config.ts'
 import { loadProfile } from './profile.ts'
+import type { Metrics } from './metrics.ts'
 import type { Served } from './served.ts'
 import type { ApiTokens } from './tokens.ts'
 
@@ -14,6 +15,7 @@ interface Reloadable {
   config: Pick<Config, 'profile' | 'profileWatch'>
   served: Served
   tokens: ApiTokens | undefined
+  metrics: Metrics | undefined
   logger: Logger
 }
 
@@ -21,12 +23,13 @@ interface Reloadable {
  * SIGHUP re-reads the profile and the tokens file; with PROFILE_WATCH, so does a change to the
  * profile. Whatever fails validation is logged and what is being served stays.
  */
-export function reloadOnChange ({ config, served, tokens, logger }: Reloadable): void {
+export function reloadOnChange ({ config, served, tokens, metrics, logger }: Reloadable): void {
   const reloadProfile = () => {
     const started = process.hrtime.bigint()
     try {
       const generation = served.swap(new Catalog(loadProfile(config.profile)))
       const loadMs = Number(process.hrtime.bigint() - started) / 1e6
+      metrics?.profileLoaded(loadMs / 1000)
       logger.info({ generation: generation.number, objectTypes: generation.catalog.items.length, loadMs }, 'profile reloaded')
     } catch (error) {
       logger.error(`${(error as Error).message}; still serving generation ${served.current.number}`)

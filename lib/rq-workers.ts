@@ -11,12 +11,19 @@ export interface RqWorkerPoll {
   close: () => Promise<void>
 }
 
+export interface RqWorkerListener {
+  /** The count differs from the last one read (or is the first). */
+  changed: (count: number) => void
+  /** After every poll: the count read, or undefined when Redis could not be reached. */
+  polled?: (count: number | undefined) => void
+}
+
 /**
  * Reads the number of RQ workers (SCARD rq:workers) every `intervalMs`, in the background:
- * requests never wait on Redis. `onCount` hears of every change. While Redis cannot be
- * reached, the last count stays; the outage and the recovery are logged once each.
+ * requests never wait on Redis. While Redis cannot be reached, the last count stays; the
+ * outage and the recovery are logged once each.
  */
-export function pollRqWorkers (url: string, intervalMs: number, logger: Logger, onCount: (count: number) => void): RqWorkerPoll {
+export function pollRqWorkers (url: string, intervalMs: number, logger: Logger, listener: RqWorkerListener): RqWorkerPoll {
   const redis = new Redis(url, {
     // A command sent while disconnected waits for the next connection attempt, and fails
     // if that fails: the first poll waits for the first connection, an outage is one error.
@@ -37,11 +44,13 @@ export function pollRqWorkers (url: string, intervalMs: number, logger: Logger, 
       outage = false
       if (count !== last) {
         last = count
-        onCount(count)
+        listener.changed(count)
       }
+      listener.polled?.(count)
     } catch (error) {
       if (!outage) logger.error(`Redis unreachable (${(error as Error).message}); serving the last worker count, ${last ?? 'the profile\'s'}`)
       outage = true
+      listener.polled?.(undefined)
     } finally {
       polling = false
     }

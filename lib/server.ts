@@ -4,6 +4,7 @@ import { buildApp } from './app.ts'
 import { Catalog } from './catalog.ts'
 import { superviseWorkers } from './cluster.ts'
 import { loadConfig, type Config } from './config.ts'
+import { Metrics } from './metrics.ts'
 import { loadProfile } from './profile.ts'
 import { reloadOnChange } from './reload.ts'
 import { pollRqWorkers } from './rq-workers.ts'
@@ -22,6 +23,7 @@ async function main (): Promise<void> {
   const logger = pino({ level: config.logLevel })
   let catalog: Catalog
   let tokens: ApiTokens | undefined
+  const started = process.hrtime.bigint()
   try {
     catalog = new Catalog(loadProfile(config.profile))
     if (config.apiTokensFile !== undefined) tokens = new ApiTokens(config.apiTokensFile)
@@ -35,13 +37,18 @@ async function main (): Promise<void> {
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens?.count }, 'profile loaded')
 
   const served = new Served(catalog)
-  const app = await buildApp({ config, served, ...(tokens !== undefined && { tokens }), logger })
+  const metrics = config.metrics ? new Metrics(served) : undefined
+  metrics?.profileLoaded(Number(process.hrtime.bigint() - started) / 1e9)
+  const app = await buildApp({ config, served, ...(tokens !== undefined && { tokens }), ...(metrics !== undefined && { metrics }), logger })
   if (config.redisUrl !== undefined) {
-    const poll = pollRqWorkers(config.redisUrl, config.rqPollIntervalMs, logger, (count) => served.setWorkerCount(count))
+    const poll = pollRqWorkers(config.redisUrl, config.rqPollIntervalMs, logger, {
+      changed: (count) => served.setWorkerCount(count),
+      ...(metrics !== undefined && { polled: (count: number | undefined) => metrics.redisPolled(count) }),
+    })
     app.addHook('onClose', poll.close)
   }
   closeOnSignal(app, config, logger)
-  reloadOnChange({ config, served, tokens, logger })
+  reloadOnChange({ config, served, tokens, metrics, logger })
   try {
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {

@@ -32,6 +32,7 @@ export const Environment = Type.Object({
     { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' }
   ),
   ACCESS_LOG: flag('true logs every request'),
+  METRICS: flag('true serves Prometheus metrics at /metrics'),
 })
 
 export type Environment = Static<typeof Environment>

@@ -21,6 +21,7 @@ t.test('defaults', async (t) => {
     rqPollIntervalMs: 2000,
     logLevel: 'info',
     accessLog: false,
+    metrics: false,
   })
 })
 
@@ -46,6 +47,7 @@ t.test('every variable, set', async (t) => {
     RQ_POLL_INTERVAL_MS: '500',
     LOG_LEVEL: 'debug',
     ACCESS_LOG: 'true',
+    METRICS: 'true',
     UNRELATED: 'ignored',
   }), {
     port: 9000,
@@ -68,6 +70,7 @@ t.test('every variable, set', async (t) => {
     rqPollIntervalMs: 500,
     logLevel: 'debug',
     accessLog: true,
+    metrics: true,
   })
   t.equal(loadConfig({ WORKERS: 'auto' }).workers, availableParallelism(), 'auto: one per available CPU')
   t.notOk('allowedHosts' in loadConfig({ ALLOWED_HOSTS: 'a.test,*' }), '* anywhere allows every host')

@@ -29,7 +29,11 @@ t.test('the RQ worker count comes from Redis, survives an outage and recovers', 
   const logger = pino(new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(chunk).msg); done() } }))
   const served = new Served(new Catalog(DEFAULT_PROFILE))
   const app = await buildApp({ config: loadConfig({}), served, logger: pino({ level: 'silent' }) })
-  const poll = pollRqWorkers(`redis://127.0.0.1:${port}`, 50, logger, (count) => served.setWorkerCount(count))
+  const polls: Array<number | undefined> = []
+  const poll = pollRqWorkers(`redis://127.0.0.1:${port}`, 50, logger, {
+    changed: (count) => served.setWorkerCount(count),
+    polled: (count) => polls.push(count),
+  })
   t.teardown(async () => { await poll.close(); await app.close() })
 
   t.equal(JSON.parse((await get(app, '/api/status/')).body)['rq-workers-running'], 1, "the profile's count until Redis answers")
@@ -51,6 +55,7 @@ t.test('the RQ worker count comes from Redis, survives an outage and recovers', 
   await admin.sadd('rq:workers', 'rq:worker:d')
   await statusShows(app, 1)
   t.equal(lines.filter((line) => line === 'Redis reachable again').length, 1, 'and the recovery')
+  t.ok(polls.includes(undefined) && polls.at(-1) === 1, 'every poll is reported, failed ones as undefined')
 
   const etag = (await get(app, '/api/status/')).headers.etag
   const reloaded = served.swap(new Catalog(DEFAULT_PROFILE))
@@ -61,7 +66,7 @@ t.test('the RQ worker count comes from Redis, survives an outage and recovers', 
 t.test('Redis down from the start: logged once, the profile\'s count is served', async (t) => {
   const lines: string[] = []
   const logger = pino(new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(chunk).msg); done() } }))
-  const poll = pollRqWorkers(`redis://127.0.0.1:${await freePort()}`, 50, logger, () => t.fail('no count'))
+  const poll = pollRqWorkers(`redis://127.0.0.1:${await freePort()}`, 50, logger, { changed: () => t.fail('no count') })
   t.teardown(poll.close)
   while (lines.length === 0) await new Promise((resolve) => setTimeout(resolve, 20))
   await new Promise((resolve) => setTimeout(resolve, 200))

@@ -363,17 +363,26 @@ t.test('PROFILE_WATCH=true: a changed or replaced profile file is reloaded', asy
   t.pass('each change served, a broken one refused')
 })
 
-t.test('REDIS_URL: the status serves the live RQ worker count; SIGTERM closes the connection too', async (t) => {
+t.test('REDIS_URL and METRICS: the live RQ worker count, the poll and reloads in /metrics', async (t) => {
   const redisPort = await freePort()
   const redis = await startRedis(redisPort)
   t.teardown(() => { redis.kill() })
   const admin = new Redis(redisPort, '127.0.0.1')
   t.teardown(() => admin.disconnect())
   await admin.sadd('rq:workers', 'rq:worker:1', 'rq:worker:2', 'rq:worker:3', 'rq:worker:4')
-  const server = await start(t, { REDIS_URL: `redis://127.0.0.1:${redisPort}`, RQ_POLL_INTERVAL_MS: '50' })
+  const server = await start(t, { REDIS_URL: `redis://127.0.0.1:${redisPort}`, RQ_POLL_INTERVAL_MS: '50', METRICS: 'true' })
   while (JSON.parse((await get(server.port, '/api/status/')).body)['rq-workers-running'] !== 4) {
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
+  server.child.kill('SIGHUP')
+  while (!server.output().includes('"generation":2')) await new Promise((resolve) => setTimeout(resolve, 20))
+  const metrics = (await get(server.port, '/metrics')).body
+  t.match(metrics, /^inventory_rq_workers 4$/m)
+  t.match(metrics, /^inventory_redis_up 1$/m)
+  t.match(metrics, /^inventory_profile_generation 2$/m)
+  t.match(metrics, /^inventory_profile_load_seconds 0\.\d+$/m)
+  t.match(metrics, /^http_requests_total\{route="\/api\/status\/",method="GET",status="200"\} \d+$/m)
+  t.equal(JSON.parse((await get(server.port, '/api/status/')).body)['rq-workers-running'], 4, 'the reloaded profile with the live count')
   server.child.kill('SIGTERM')
-  t.equal((await server.exited).code, 0)
+  t.equal((await server.exited).code, 0, 'SIGTERM closes the Redis connection too')
 })

@@ -80,7 +80,7 @@ export function addEndpoint<Params = unknown> (app: FastifyInstance, guards: Api
       const key = cacheKeyOf(request.raw, trustsProxies)
       let answer = key === undefined ? undefined : cache.get(key)
       if (answer === undefined) {
-        answer = answerOf(endpoint.render(request, formatSuffix, catalog))
+        answer = answerOf(endpoint.url, endpoint.render(request, formatSuffix, catalog))
         if (key !== undefined) cache.set(key, answer)
       }
       if (notModified(headerOf(request.raw, 'if-none-match'), answer.etag)) {

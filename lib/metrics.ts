@@ -1,0 +1,75 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { Served } from './served.ts'
+
+/**
+ * The Prometheus metrics of METRICS=true: requests by route template and status, their
+ * latency, the profile being served, the last Redis poll, and Node's process metrics.
+ */
+export class Metrics {
+  readonly registry = new Registry()
+  readonly #requests = new Counter({
+    name: 'http_requests_total',
+    help: 'Requests answered, by route template (never the raw URL), method and status.',
+    labelNames: ['route', 'method', 'status'],
+    registers: [this.registry],
+  })
+
+  readonly #duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from the request to its answer handed to the socket, by route template.',
+    labelNames: ['route'],
+    buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1],
+    registers: [this.registry],
+  })
+
+  readonly #profileLoad = new Gauge({
+    name: 'inventory_profile_load_seconds',
+    help: 'How long reading, validating and precomputing the served profile took.',
+    registers: [this.registry],
+  })
+
+  readonly #redisUp = new Gauge({
+    name: 'inventory_redis_up',
+    help: 'Whether the last poll of the RQ worker count reached Redis (1) or not (0).',
+    registers: [this.registry],
+  })
+
+  readonly #rqWorkers = new Gauge({
+    name: 'inventory_rq_workers',
+    help: 'The RQ worker count the last successful poll read.',
+    registers: [this.registry],
+  })
+
+  readonly #lastPoll = new Gauge({
+    name: 'inventory_redis_last_poll_timestamp_seconds',
+    help: 'When Redis was last polled.',
+    registers: [this.registry],
+  })
+
+  constructor (served: Served) {
+    this.registry.registerMetric(new Gauge({
+      name: 'inventory_profile_generation',
+      help: 'The profile generation served: 1 at start-up, one more per reload.',
+      registers: [],
+      // Read when scraped: nothing to do on the request path or on a reload.
+      collect () { this.set(served.current.number) },
+    }))
+    collectDefaultMetrics({ register: this.registry })
+  }
+
+  /** One answer: `route` is the route's template (`/api/extras/object-types/:id/`), or `unmatched`. */
+  answered (route: string, method: string, status: number, seconds: number): void {
+    this.#requests.inc({ route, method, status })
+    this.#duration.observe({ route }, seconds)
+  }
+
+  profileLoaded (seconds: number): void {
+    this.#profileLoad.set(seconds)
+  }
+
+  redisPolled (count: number | undefined): void {
+    this.#redisUp.set(count === undefined ? 0 : 1)
+    if (count !== undefined) this.#rqWorkers.set(count)
+    this.#lastPoll.set(Date.now() / 1000)
+  }
+}

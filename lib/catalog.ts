@@ -33,15 +33,12 @@ export interface Filter {
  */
 export class Catalog {
   readonly statusBody: Buffer
-  /** The version the OpenAPI document gives the API: the service's. */
-  readonly serviceVersion: string
   readonly items: readonly CatalogItem[]
   readonly #byId: ReadonlyMap<string, CatalogItem>
   readonly #byAppLabel: ReadonlyMap<string, readonly CatalogItem[]>
 
   constructor (readonly profile: Profile) {
     this.statusBody = Buffer.from(renderStatus(profile.status))
-    this.serviceVersion = profile.status['service-version']
     this.items = profile.objectTypes
       .map((type) => ({ type, sortKey: type.display.toLowerCase() }))
       .sort((a, b) =>

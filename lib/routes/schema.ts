@@ -17,7 +17,7 @@ export function schemaRoutes (app: FastifyInstance, guards: ApiGuards, sizes: Pa
     render (_request, _formatSuffix, catalog) {
       let document = documents.get(catalog)
       if (document === undefined) {
-        document = openApiDocument(catalog.serviceVersion, sizes)
+        document = openApiDocument(catalog.profile.status['service-version'], sizes)
         documents.set(catalog, document)
       }
       return document

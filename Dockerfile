@@ -19,5 +19,5 @@ COPY --from=build /app/dist dist
 COPY data data
 USER node
 EXPOSE 8080
-HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["node", "dist/lib/healthcheck.js"]
-CMD ["node", "dist/lib/server.js"]
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["node", "dist/lib/process/healthcheck.js"]
+CMD ["node", "dist/lib/process/server.js"]

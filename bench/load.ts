@@ -113,4 +113,4 @@ export function load ({ port, path, seconds, connections, threads = 1, core, hea
 }
 
 /** The built service (dist/lib/server.js), started with extra environment. */
-export const SERVICE_SCRIPT = fileURLToPath(new URL('../lib/server.js', import.meta.url))
+export const SERVICE_SCRIPT = fileURLToPath(new URL('../lib/process/server.js', import.meta.url))

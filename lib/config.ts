@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os'
 import { Value } from '@sinclair/typebox/value'
 import { Environment } from '../schemas/config.ts'
 import type { Level } from 'pino'
-import { DEFAULT_PROFILE } from './profile.ts'
+import { DEFAULT_PROFILE_FILE } from './inventory/profile.ts'
 
 export interface Config {
   port: number
@@ -70,7 +70,7 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
   return {
     port,
     host: raw.HOST,
-    profile: raw.PROFILE ?? DEFAULT_PROFILE,
+    profile: raw.PROFILE ?? DEFAULT_PROFILE_FILE,
     profileWatch: raw.PROFILE_WATCH === 'true',
     ...(raw.PUBLIC_URL !== undefined && { publicUrl: publicUrl(raw.PUBLIC_URL) }),
     ...(raw.TRUST_PROXY !== undefined && { trustProxy: trustProxy(raw.TRUST_PROXY) }),

@@ -60,6 +60,9 @@ export const OpenApiDocument = Type.Object({
   paths: Type.Record(Type.String(), Type.Object({})),
 })
 
+/** The schemas the OpenAPI document names (#/components/schemas/<name>). */
+export const COMPONENTS = { Status, ObjectType, ObjectTypePage, Detail, FieldErrors, Description }
+
 export type Status = Static<typeof Status>
 export type ObjectType = Static<typeof ObjectType>
 export type ObjectTypePage = Static<typeof ObjectTypePage>

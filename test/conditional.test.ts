@@ -1,16 +1,16 @@
 import t from 'tap'
-import { API_HEADERS, build, get } from './helper.ts'
+import { API_HEADERS, build, get, inject } from './helper.ts'
 
 const TAG = /^"[\w-]{27}"$/
 const NOT_MODIFIED_HEADERS = { vary: 'Accept', allow: 'GET, HEAD, OPTIONS', 'cache-control': 'no-cache' }
 
 t.test('every 200 to GET and HEAD carries a strong ETag of its bytes and Cache-Control: no-cache', async (t) => {
-  const app = await build(t)
+  const { app } = await build(t)
   const tags = new Map<string, string>()
   for (const url of ['/api/status/', '/api/extras/object-types/', '/api/extras/object-types/?limit=2', '/api/extras/object-types/7/']) {
     const first = await get(app, url)
     const again = await get(app, url)
-    const head = await app.inject({ method: 'HEAD', url, headers: { host: 'inventory.test' } })
+    const head = await inject(app, { method: 'HEAD', url, headers: { host: 'inventory.test' } })
     t.match(first.headers, { ...API_HEADERS, 'cache-control': 'no-cache', etag: TAG }, url)
     t.equal(again.headers.etag, first.headers.etag, 'the same bytes, the same tag')
     t.equal(head.headers.etag, first.headers.etag, 'HEAD too')
@@ -24,13 +24,13 @@ t.test('every 200 to GET and HEAD carries a strong ETag of its bytes and Cache-C
 })
 
 t.test('If-None-Match naming the tag gets 304 with no body; anything else the 200', async (t) => {
-  const app = await build(t)
+  const { app } = await build(t)
   const url = '/api/extras/object-types/?limit=2&offset=4'
   const page = await get(app, url)
   const tag = String(page.headers.etag)
   for (const ifNoneMatch of [tag, `W/${tag}`, `"other", ${tag}`, `"a",W/${tag} , "b"`, '*']) {
     for (const method of ['GET', 'HEAD'] as const) {
-      const res = await app.inject({ method, url, headers: { host: 'inventory.test', 'if-none-match': ifNoneMatch } })
+      const res = await inject(app, { method, url, headers: { host: 'inventory.test', 'if-none-match': ifNoneMatch } })
       t.equal(res.statusCode, 304, `${method} If-None-Match: ${ifNoneMatch}`)
       t.equal(res.body, '')
       t.match(res.headers, { ...NOT_MODIFIED_HEADERS, etag: tag })
@@ -44,11 +44,11 @@ t.test('If-None-Match naming the tag gets 304 with no body; anything else the 20
 })
 
 t.test('an answer that is never cached is tagged and revalidated all the same', async (t) => {
-  const app = await build(t, { TRUST_PROXY: '127.0.0.1' })
+  const { app } = await build(t, { env: { TRUST_PROXY: '127.0.0.1' } })
   const headers = { 'x-forwarded-host': 'public.test', 'x-forwarded-proto': 'https' }
   const page = await get(app, '/api/extras/object-types/?limit=1', headers)
   t.match(page.body, '"next":"https://public.test/api/extras/object-types/?limit=1&offset=1"')
   const again = await get(app, '/api/extras/object-types/?limit=1', { ...headers, 'if-none-match': String(page.headers.etag) })
   t.equal(again.statusCode, 304)
-  t.equal(app.responseCache.bytes, 0)
+  t.equal(app.served.current.cache.bytes, 0)
 })

@@ -1,13 +1,13 @@
 import t from 'tap'
 import { availableParallelism } from 'node:os'
 import { loadConfig } from '../lib/config.ts'
-import { DEFAULT_PROFILE } from '../lib/profile.ts'
+import { DEFAULT_PROFILE_FILE } from '../lib/inventory/profile.ts'
 
 t.test('defaults', async (t) => {
   t.same(loadConfig({}), {
     port: 8080,
     host: '0.0.0.0',
-    profile: DEFAULT_PROFILE,
+    profile: DEFAULT_PROFILE_FILE,
     profileWatch: false,
     paginateCount: 50,
     maxPageSize: 1000,

@@ -1,34 +1,67 @@
 import type { Test } from 'tap'
-import { pino } from 'pino'
-import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { AddressInfo } from 'node:net'
+import { pino, type Logger } from 'pino'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { ApiTokens } from '../lib/api/tokens.ts'
 import { buildApp } from '../lib/app.ts'
-import { Catalog } from '../lib/catalog.ts'
 import { loadConfig } from '../lib/config.ts'
-import { loadProfile } from '../lib/profile.ts'
-import { Served } from '../lib/served.ts'
-import { ApiTokens } from '../lib/tokens.ts'
+import { Catalog } from '../lib/inventory/catalog.ts'
+import { DEFAULT_PROFILE_FILE, loadProfile } from '../lib/inventory/profile.ts'
+import { Served } from '../lib/inventory/served.ts'
+import { Metrics } from '../lib/ops/metrics.ts'
 import type { Profile } from '../schemas/profile.ts'
+import { checkAnswer } from './contract.ts'
 
-export const DEFAULT_PROFILE: Profile = loadProfile(loadConfig({}).profile)
+/** The embedded default profile, as the service reads it. */
+export const DEFAULT_PROFILE: Profile = loadProfile(DEFAULT_PROFILE_FILE)
 
-/** An app on the given environment (and profile), closed when the test ends. */
-export async function build (t: Test, env: NodeJS.ProcessEnv = {}, profile: Profile = DEFAULT_PROFILE): Promise<FastifyInstance> {
+export interface BuildOptions {
+  env?: NodeJS.ProcessEnv
+  profile?: Profile
+  logger?: Logger
+  /** Listen on a free port of 127.0.0.1 (the fast path needs a real socket). */
+  listen?: boolean
+}
+
+export interface Built {
+  app: FastifyInstance
+  /** Set with METRICS=true. */
+  metrics: Metrics | undefined
+  /** Set with `listen`. */
+  port: number
+}
+
+/** The app as the entry point wires it (tokens, metrics) for this environment and profile, closed when the test ends. */
+export async function build (t: Test, { env = {}, profile = DEFAULT_PROFILE, logger = pino({ level: 'silent' }), listen = false }: BuildOptions = {}): Promise<Built> {
   const config = loadConfig(env)
+  const served = new Served(new Catalog(profile))
+  const metrics = config.metrics ? new Metrics(served) : undefined
   const app = await buildApp({
     config,
-    served: new Served(new Catalog(profile)),
+    served,
     ...(config.apiTokensFile !== undefined && { tokens: new ApiTokens(config.apiTokensFile) }),
-    logger: pino({ level: 'silent' }),
+    ...(metrics !== undefined && { metrics }),
+    logger,
   })
   t.teardown(() => app.close())
-  return app
+  if (!listen) return { app, metrics, port: 0 }
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  return { app, metrics, port: (app.server.address() as AddressInfo).port }
+}
+
+/** app.inject, with the answer checked against the schema its route declares for its status. */
+export async function inject (app: FastifyInstance, options: InjectOptions): Promise<LightMyRequestResponse> {
+  const res = await app.inject(options)
+  const url = typeof options.url === 'string' ? options.url : String(options.path)
+  checkAnswer(options.method ?? 'GET', url, res.statusCode, res.headers['content-type'] as string | undefined, res.body)
+  return res
 }
 
 /** GET with the Host a client would send to the examples of the spec. */
 export function get (app: FastifyInstance, url: string, headers: InjectOptions['headers'] = {}) {
-  return app.inject({ method: 'GET', url, headers: { host: 'inventory.test', ...headers } })
+  return inject(app, { method: 'GET', url, headers: { host: 'inventory.test', ...headers } })
 }
 
 export const BASE = 'http://inventory.test'

@@ -1,24 +1,13 @@
 import t from 'tap'
-import { connect, type AddressInfo } from 'node:net'
+import { once } from 'node:events'
+import { connect } from 'node:net'
 import { build } from './helper.ts'
+import { raw as exchange } from './http.ts'
 
 const LIMITS = { HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '500', MAX_HEADER_SIZE: '2048' }
 
 async function listening (t: Parameters<typeof build>[0]) {
-  const app = await build(t, LIMITS)
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  return (app.server.address() as AddressInfo).port
-}
-
-/** Sends bytes, then resolves with everything written back until the server closes. */
-function exchange (port: number, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(bytes))
-    let answer = ''
-    socket.on('data', (chunk) => { answer += chunk })
-    socket.on('close', () => resolve(answer))
-    socket.on('error', reject)
-  })
+  return (await build(t, { env: LIMITS, listen: true })).port
 }
 
 const errorAnswer = (status: string, detail: string) => {
@@ -38,7 +27,9 @@ t.test('a client that sends its headers byte by byte forever is cut off; others 
   const closed = new Promise<number>((resolve) => slow.on('close', () => resolve(Date.now() - started)))
 
   const others: string[] = []
+  const deadline = Date.now() + 5000
   while (!slow.closed) {
+    if (Date.now() > deadline) throw new Error('the slow client was never cut off')
     others.push((await exchange(port, 'GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\nConnection: close\r\n\r\n')).slice(0, 15))
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
@@ -62,14 +53,14 @@ t.test('oversized headers and URLs get a JSON 431, and the server goes on servin
 })
 
 t.test('idle keep-alive connections are closed after KEEP_ALIVE_TIMEOUT_MS', async (t) => {
-  const app = await build(t, { KEEP_ALIVE_TIMEOUT_MS: '300' })
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const socket = connect((app.server.address() as AddressInfo).port, '127.0.0.1')
+  const { port } = await build(t, { env: { KEEP_ALIVE_TIMEOUT_MS: '300' }, listen: true })
+  const socket = connect(port, '127.0.0.1')
   socket.write('GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n')
   let answer = ''
   socket.on('data', (chunk) => { answer += chunk })
+  socket.setTimeout(5000, () => socket.destroy(new Error('the idle connection was never closed')))
   const started = Date.now()
-  await new Promise((resolve) => socket.on('close', resolve))
+  await once(socket, 'close')
   t.match(answer, /^HTTP\/1\.1 200 OK\r\n[^]*\r\nKeep-Alive: timeout=0\r\n/)
   const after = Date.now() - started
   t.ok(after >= 250 && after < 3000, `closed after ${after} ms`)

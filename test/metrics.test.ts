@@ -1,42 +1,21 @@
 import t from 'tap'
-import { connect, type AddressInfo } from 'node:net'
-import { pino } from 'pino'
-import { buildApp } from '../lib/app.ts'
-import { Catalog } from '../lib/catalog.ts'
-import { loadConfig } from '../lib/config.ts'
-import { Metrics } from '../lib/metrics.ts'
-import { Served } from '../lib/served.ts'
-import { build, DEFAULT_PROFILE, get } from './helper.ts'
-
-/** GETs on one connection, through the fast path for repeats; resolves when the server has answered all. */
-function send (port: number, paths: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.end(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: inventory.test\r\n\r\n`).join(''))
-    })
-    socket.resume()
-    socket.on('close', () => resolve())
-    socket.on('error', reject)
-  })
-}
+import { Catalog } from '../lib/inventory/catalog.ts'
+import { build, DEFAULT_PROFILE, get, inject } from './helper.ts'
+import { exchange } from './http.ts'
 
 const sample = (text: string, line: string) => new RegExp(`^${line.replace(/[{}()[\].+*?^$|\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]
 
 t.test('METRICS=true: /metrics counts answers by route template and status, fast path included', async (t) => {
-  const served = new Served(new Catalog(DEFAULT_PROFILE))
-  const metrics = new Metrics(served)
-  metrics.profileLoaded(0.012)
-  metrics.redisPolled(3)
-  const app = await buildApp({ config: loadConfig({ METRICS: 'true', ALLOWED_HOSTS: 'inventory.test' }), served, metrics, logger: pino({ level: 'silent' }) })
-  t.teardown(() => app.close())
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const { port } = app.server.address() as AddressInfo
+  const { app, metrics, port } = await build(t, { env: { METRICS: 'true', ALLOWED_HOSTS: 'inventory.test' }, listen: true })
+  metrics!.profileLoaded(0.012)
+  metrics!.redisPolled(3)
   // Three of each item: the first rendered by Fastify, the others from the cache.
-  await send(port, ['/api/extras/object-types/7/', '/api/extras/object-types/7/', '/api/extras/object-types/8/',
-    '/api/status/?format=api', '/api/status/?format=api', '/api/status/?format=api', '/api/nothing/', '/api/status/?format=xml'])
-  served.swap(new Catalog(DEFAULT_PROFILE))
+  const paths = ['/api/extras/object-types/7/', '/api/extras/object-types/7/', '/api/extras/object-types/8/',
+    '/api/status/?format=api', '/api/status/?format=api', '/api/status/?format=api', '/api/nothing/', '/api/status/?format=xml']
+  await exchange(port, paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: inventory.test\r\n\r\n`))
+  app.served.swap(new Catalog(DEFAULT_PROFILE))
 
-  const res = await app.inject({ url: '/metrics', headers: { host: '10.0.0.9:8080' } })
+  const res = await inject(app, { url: '/metrics', headers: { host: '10.0.0.9:8080' } })
   t.equal(res.statusCode, 200, 'any Host: scrapers use the IP')
   t.match(res.headers['content-type'], 'text/plain; version=0.0.4')
   const text = res.body
@@ -52,11 +31,11 @@ t.test('METRICS=true: /metrics counts answers by route template and status, fast
   t.equal(sample(text, 'inventory_rq_workers'), '3')
   t.ok(Number(sample(text, 'inventory_redis_last_poll_timestamp_seconds')) > 1.7e9)
   t.ok(sample(text, 'process_cpu_user_seconds_total') !== undefined, "Node's process metrics")
-  metrics.redisPolled(undefined)
-  t.equal(sample((await app.inject('/metrics')).body, 'inventory_redis_up'), '0')
+  metrics!.redisPolled(undefined)
+  t.equal(sample((await inject(app, { url: '/metrics' })).body, 'inventory_redis_up'), '0')
 })
 
 t.test('without METRICS there is no /metrics', async (t) => {
-  const app = await build(t)
+  const { app } = await build(t)
   t.same([(await get(app, '/metrics')).statusCode, (await get(app, '/metrics')).body], [404, '{"detail":"Not found."}'])
 })

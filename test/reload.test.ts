@@ -1,13 +1,9 @@
 import t from 'tap'
-import { Agent, request } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { pino } from 'pino'
-import { buildApp } from '../lib/app.ts'
-import { Catalog } from '../lib/catalog.ts'
-import { loadConfig } from '../lib/config.ts'
-import { Served } from '../lib/served.ts'
+import { Agent } from 'node:http'
+import { Catalog } from '../lib/inventory/catalog.ts'
 import type { Profile } from '../schemas/profile.ts'
 import { build, DEFAULT_PROFILE, get } from './helper.ts'
+import { fetch as send } from './http.ts'
 
 const OTHER: Profile = {
   status: { ...DEFAULT_PROFILE.status, 'service-version': '9.9.9', plugins: {} },
@@ -25,7 +21,7 @@ t.test('a reload under concurrent requests: every answer is wholly the old profi
   const expected = new Map<string, Set<string>>(URLS.map((url) => [url, new Set()]))
   const otherAnswers = new Map<string, string>()
   for (const profile of [DEFAULT_PROFILE, OTHER]) {
-    const alone = await build(t, {}, profile)
+    const { app: alone } = await build(t, { profile })
     for (const url of URLS) {
       const body = (await get(alone, url)).body
       expected.get(url)!.add(body)
@@ -33,21 +29,12 @@ t.test('a reload under concurrent requests: every answer is wholly the old profi
     }
   }
 
-  const served = new Served(new Catalog(DEFAULT_PROFILE))
-  const app = await buildApp({ config: loadConfig({}), served, logger: pino({ level: 'silent' }) })
-  t.teardown(() => app.close())
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const { port } = app.server.address() as AddressInfo
+  const { app, port } = await build(t, { listen: true })
+  const served = app.served
   const agent = new Agent({ keepAlive: true, maxSockets: 16 })
   t.teardown(() => agent.destroy())
 
-  const fetch = (url: string) => new Promise<string>((resolve, reject) => {
-    request({ port, host: '127.0.0.1', path: url, agent, headers: { host: 'inventory.test' } }, (res) => {
-      let text = ''
-      res.on('data', (chunk) => { text += chunk })
-      res.on('end', () => resolve(text))
-    }).on('error', reject).end()
-  })
+  const fetch = async (url: string) => (await send(port, url, { agent, headers: { host: 'inventory.test' } })).body
   // Swap back and forth every 25 answers, while the other clients' requests are in flight.
   const catalogs = [new Catalog(OTHER), new Catalog(DEFAULT_PROFILE)]
   let answers = 0
@@ -71,12 +58,10 @@ t.test('a reload under concurrent requests: every answer is wholly the old profi
 })
 
 t.test('after a reload, a tag of the old profile no longer matches', async (t) => {
-  const served = new Served(new Catalog(DEFAULT_PROFILE))
-  const app = await buildApp({ config: loadConfig({}), served, logger: pino({ level: 'silent' }) })
-  t.teardown(() => app.close())
+  const { app } = await build(t)
   const old = await get(app, '/api/status/')
   t.equal((await get(app, '/api/status/', { 'if-none-match': String(old.headers.etag) })).statusCode, 304)
-  served.swap(new Catalog(OTHER))
+  app.served.swap(new Catalog(OTHER))
   const fresh = await get(app, '/api/status/', { 'if-none-match': String(old.headers.etag) })
   t.equal(fresh.statusCode, 200)
   t.match(fresh.body, '"service-version":"9.9.9"')

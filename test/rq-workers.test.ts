@@ -2,19 +2,19 @@ import t from 'tap'
 import { Writable } from 'node:stream'
 import { Redis } from 'ioredis'
 import { pino } from 'pino'
-import { buildApp } from '../lib/app.ts'
-import { Catalog } from '../lib/catalog.ts'
+import type { FastifyInstance } from 'fastify'
 import { loadConfig } from '../lib/config.ts'
-import { pollRqWorkers } from '../lib/rq-workers.ts'
-import { Served } from '../lib/served.ts'
-import { DEFAULT_PROFILE, get } from './helper.ts'
-import { freePort, startRedis, stopRedis } from './redis.ts'
+import { Catalog } from '../lib/inventory/catalog.ts'
+import { pollRqWorkers } from '../lib/inventory/rq-workers.ts'
+import { build, DEFAULT_PROFILE, get } from './helper.ts'
+import { fetch, freePort } from './http.ts'
+import { startRedis, stopRedis } from './redis.ts'
+import { logged, start } from './service.ts'
+import { until } from './wait.ts'
 
-/** The worker count /api/status/ answers, once it equals `expected`. */
-async function statusShows (app: Awaited<ReturnType<typeof buildApp>>, expected: number): Promise<void> {
-  while (JSON.parse((await get(app, '/api/status/')).body)['rq-workers-running'] !== expected) {
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
+/** Resolves once /api/status/ answers this worker count. */
+async function statusShows (app: FastifyInstance, expected: number): Promise<void> {
+  await until(`rq-workers-running ${expected}`, async () => JSON.parse((await get(app, '/api/status/')).body)['rq-workers-running'] === expected)
 }
 
 t.test('the RQ worker count comes from Redis, survives an outage and recovers', async (t) => {
@@ -27,14 +27,14 @@ t.test('the RQ worker count comes from Redis, survives an outage and recovers', 
 
   const lines: string[] = []
   const logger = pino(new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(chunk).msg); done() } }))
-  const served = new Served(new Catalog(DEFAULT_PROFILE))
-  const app = await buildApp({ config: loadConfig({}), served, logger: pino({ level: 'silent' }) })
+  const { app } = await build(t)
+  const served = app.served
   const polls: Array<number | undefined> = []
   const poll = pollRqWorkers(`redis://127.0.0.1:${port}`, 50, logger, {
     changed: (count) => served.setWorkerCount(count),
     polled: (count) => polls.push(count),
   })
-  t.teardown(async () => { await poll.close(); await app.close() })
+  t.teardown(poll.close)
 
   t.equal(JSON.parse((await get(app, '/api/status/')).body)['rq-workers-running'], 1, "the profile's count until Redis answers")
   await statusShows(app, 0)
@@ -45,7 +45,7 @@ t.test('the RQ worker count comes from Redis, survives an outage and recovers', 
   t.pass('workers registered and removed show up in the next polls')
 
   await stopRedis(redis)
-  while (!lines.some((line) => line.startsWith('Redis unreachable'))) await new Promise((resolve) => setTimeout(resolve, 20))
+  await until('the outage logged', () => lines.some((line) => line.startsWith('Redis unreachable')))
   await new Promise((resolve) => setTimeout(resolve, 300))
   t.equal(lines.filter((line) => line.startsWith('Redis unreachable')).length, 1, 'the outage is logged once')
   t.match(lines.find((line) => line.startsWith('Redis unreachable')), 'serving the last worker count, 2')
@@ -68,7 +68,7 @@ t.test('Redis down from the start: logged once, the profile\'s count is served',
   const logger = pino(new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(chunk).msg); done() } }))
   const poll = pollRqWorkers(`redis://127.0.0.1:${await freePort()}`, 50, logger, { changed: () => t.fail('no count') })
   t.teardown(poll.close)
-  while (lines.length === 0) await new Promise((resolve) => setTimeout(resolve, 20))
+  await until('a log line', () => lines.length > 0)
   await new Promise((resolve) => setTimeout(resolve, 200))
   t.equal(lines.length, 1)
   t.match(lines[0], /^Redis unreachable \(.+\); serving the last worker count, the profile's$/)
@@ -81,4 +81,27 @@ t.test('REDIS_URL must be a redis URL; the password never shows in the message',
     message: 'Bad configuration REDIS_URL="http://user:***@redis.internal": expected redis://[user:password@]host[:port][/db] or rediss://…',
   })
   t.throws(() => loadConfig({ RQ_POLL_INTERVAL_MS: '0' }), { message: 'Bad configuration RQ_POLL_INTERVAL_MS="0": expected 1 to 2147483647 ms' })
+})
+
+t.test('REDIS_URL and METRICS: the live RQ worker count, the poll and reloads in /metrics', async (t) => {
+  const redisPort = await freePort()
+  const redis = await startRedis(redisPort)
+  t.teardown(() => { redis.kill() })
+  const admin = new Redis(redisPort, '127.0.0.1')
+  t.teardown(() => admin.disconnect())
+  await admin.sadd('rq:workers', 'rq:worker:1', 'rq:worker:2', 'rq:worker:3', 'rq:worker:4')
+  const server = await start(t, { REDIS_URL: `redis://127.0.0.1:${redisPort}`, RQ_POLL_INTERVAL_MS: '50', METRICS: 'true' })
+  const workers = async () => JSON.parse((await fetch(server.port, '/api/status/')).body)['rq-workers-running']
+  await until('rq-workers-running 4', async () => await workers() === 4)
+  server.child.kill('SIGHUP')
+  await logged(server, '"generation":2')
+  const metrics = (await fetch(server.port, '/metrics')).body
+  t.match(metrics, /^inventory_rq_workers 4$/m)
+  t.match(metrics, /^inventory_redis_up 1$/m)
+  t.match(metrics, /^inventory_profile_generation 2$/m)
+  t.match(metrics, /^inventory_profile_load_seconds 0\.\d+$/m)
+  t.match(metrics, /^http_requests_total\{route="\/api\/status\/",method="GET",status="200"\} \d+$/m)
+  t.equal(await workers(), 4, 'the reloaded profile with the live count')
+  server.child.kill('SIGTERM')
+  t.equal((await server.exited).code, 0, 'SIGTERM closes the Redis connection too')
 })

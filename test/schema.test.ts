@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import { API_HEADERS, build, get } from './helper.ts'
+import { API_HEADERS, build, get, inject } from './helper.ts'
 
 interface Document {
   info: { version: string }
@@ -12,7 +12,7 @@ interface Document {
 }
 
 t.test('GET /api/schema/ is a valid OpenAPI 3.1 document of the API', async (t) => {
-  const app = await build(t)
+  const { app } = await build(t)
   const res = await get(app, '/api/schema/')
   t.equal(res.statusCode, 200)
   t.match(res.headers, API_HEADERS)
@@ -22,12 +22,12 @@ t.test('GET /api/schema/ is a valid OpenAPI 3.1 document of the API', async (t) 
   t.equal(document.info.version, '4.3.7', "the profile's service version")
   t.same(Object.keys(document.paths), ['/api/status/', '/api/extras/object-types/', '/api/extras/object-types/{id}/', '/api/schema/'])
   t.equal((await get(app, '/api/schema')).headers.location, 'http://inventory.test/api/schema/', 'redirected like the other API paths')
-  const options = await app.inject({ method: 'OPTIONS', url: '/api/schema/', headers: { host: 'inventory.test' } })
+  const options = await inject(app, { method: 'OPTIONS', url: '/api/schema/', headers: { host: 'inventory.test' } })
   t.equal(options.body, '{"name":"Schema","description":"The OpenAPI 3.1 document of this API.","renders":["application/json"],"parses":["application/json"]}')
 })
 
 t.test('real answers validate against the schemas the document declares', async (t) => {
-  const app = await build(t)
+  const { app } = await build(t)
   const document: Document = (await get(app, '/api/schema/')).json()
   const ajv = new Ajv2020({ strict: false })
   ajv.addFormat('uri', (value: string) => URL.canParse(value))
@@ -54,6 +54,6 @@ t.test('real answers validate against the schemas the document declares', async 
   }
   const tokens = join(t.testdir(), 'tokens')
   writeFileSync(tokens, 'a-token\n')
-  const locked = await build(t, { LOGIN_REQUIRED: 'true', API_TOKENS_FILE: tokens })
+  const { app: locked } = await build(t, { env: { LOGIN_REQUIRED: 'true', API_TOKENS_FILE: tokens } })
   t.ok(validator('/api/status/', '403')((await get(locked, '/api/status/')).json()), 'the 403 of LOGIN_REQUIRED')
 })

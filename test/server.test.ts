@@ -1,66 +1,16 @@
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { Agent, createServer, request } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { renameSync, writeFileSync } from 'node:fs'
-import { Redis } from 'ioredis'
 import { DEFAULT_PROFILE } from './helper.ts'
-import { freePort, startRedis } from './redis.ts'
+import { fetch, raw } from './http.ts'
+import { logged, run, start } from './service.ts'
+import { until } from './wait.ts'
 
-const SERVER = new URL('../lib/server.ts', import.meta.url).pathname
-
-/** Runs the real entry point (with this test's TypeScript loader) and collects what it logs. */
-function run (env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [...process.execArgv, SERVER], {
-    // No drain delay unless a test asks for one: nothing balances load in front of these.
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DRAIN_DELAY_MS: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout.on('data', (chunk) => { output += chunk })
-  child.stderr.on('data', (chunk) => { output += chunk })
-  const exited = once(child, 'exit').then(([code]) => ({ code: code as number | null, output }))
-  return { child, exited, output: () => output }
-}
-
-/** Starts the server and resolves with its port once it listens. */
-async function start (t: Test, env: NodeJS.ProcessEnv = {}) {
-  const server = run(env)
-  // SIGTERM, not SIGKILL: the child writes its coverage on a clean exit.
-  t.teardown(async () => {
-    server.child.kill('SIGTERM')
-    await server.exited
-  })
-  for (;;) {
-    const listening = /Server listening at http:\/\/(?:127\.0\.0\.1|\[::1\]):(\d+)/.exec(server.output())
-    if (listening !== null) return { ...server, port: Number(listening[1]) }
-    if (server.child.exitCode !== null) throw new Error(`server exited: ${server.output()}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
-/** Sends raw bytes and resolves with everything the server writes back before closing. */
-function raw (port: number, bytes: string, host = '127.0.0.1'): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, host, () => socket.end(Buffer.from(bytes, 'latin1')))
-    let answer = ''
-    socket.on('data', (chunk) => { answer += chunk })
-    socket.on('close', () => resolve(answer))
-    socket.on('error', reject)
-  })
-}
-
-function get (port: number, path: string, method = 'GET') {
-  return new Promise<{ status: number, headers: Record<string, unknown>, body: string }>((resolve, reject) => {
-    request({ port, host: '127.0.0.1', path, method }, (res) => {
-      let body = ''
-      res.on('data', (chunk) => { body += chunk })
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }))
-    }).on('error', reject).end()
-  })
-}
+const get = (port: number, path: string) => fetch(port, path)
 
 t.test('a real listening server answers over keep-alive sockets', async (t) => {
   const { port } = await start(t)
@@ -105,7 +55,7 @@ t.test('SIGTERM: /readyz turns 503 at once, the API serves through the drain del
   t.same([ready.status, ready.body], [200, '{"status":"ready"}'])
   const signalled = Date.now()
   server.child.kill('SIGTERM')
-  while ((await get(server.port, '/readyz')).status === 200) await new Promise((resolve) => setTimeout(resolve, 10))
+  await until('/readyz to turn 503', async () => (await get(server.port, '/readyz')).status === 503)
   const draining = await get(server.port, '/readyz')
   t.same([draining.status, draining.body], [503, '{"status":"draining"}'])
   t.ok(Date.now() - signalled < 400, 'within the drain delay')
@@ -215,7 +165,7 @@ t.test('PROFILE serves another profile', async (t) => {
 
 t.test('the container healthcheck passes against a running service, whatever ALLOWED_HOSTS says', async (t) => {
   const healthcheck = (env: NodeJS.ProcessEnv) => {
-    const child = spawn(process.execPath, [...process.execArgv, new URL('../lib/healthcheck.ts', import.meta.url).pathname], {
+    const child = spawn(process.execPath, [...process.execArgv, new URL('../lib/process/healthcheck.ts', import.meta.url).pathname], {
       env: { ...process.env, ...env },
       stdio: 'inherit',
     })
@@ -232,17 +182,10 @@ t.test('the container healthcheck passes against a running service, whatever ALL
 
 t.test('WORKERS=2: two processes share the port, a dead one is replaced, SIGTERM drains all', async (t) => {
   const server = await start(t, { WORKERS: '2' })
-  const workerPids = async (count: number) => {
-    for (;;) {
-      const pids = new Set([...server.output().matchAll(/"pid":(\d+),[^\n]*Server listening/g)].map((match) => Number(match[1])))
-      if (pids.size >= count) return [...pids]
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
-  const [first, second] = await workerPids(2)
+  const [first, second] = await workerPids(server, 2)
   t.not(first, server.child.pid)
   process.kill(first!, 'SIGKILL')
-  const [, , replacement] = await workerPids(3)
+  const [, , replacement] = await workerPids(server, 3)
   t.ok(replacement !== undefined && ![first, second].includes(replacement), 'a new worker')
   t.match(server.output(), `"worker":${first},"code":null,"signal":"SIGKILL","msg":"a worker died; starting another"`)
   for (let i = 0; i < 20; i++) t.equal((await get(server.port, '/api/status/')).status, 200)
@@ -250,7 +193,7 @@ t.test('WORKERS=2: two processes share the port, a dead one is replaced, SIGTERM
   server.child.kill('SIGTERM')
   const { code, output } = await server.exited
   t.equal(code, 0)
-  t.match(output, '"msg":"closing all workers"')
+  t.match(output, '"msg":"SIGTERM: closing all workers"')
   for (const pid of [second!, replacement!]) t.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `worker ${pid} is gone`)
 })
 
@@ -258,17 +201,14 @@ t.test('WORKERS=2: a worker that cannot listen stops the service with exit 1', a
   const { port } = await start(t)
   const { code, output } = await run({ WORKERS: '2', PORT: String(port) }).exited
   t.equal(code, 1)
-  t.match(output, 'a worker failed to start; stopping')
+  t.match(output, '"msg":"a worker failed to start"')
+  t.match(output, '"msg":"stopping all workers"')
 })
 
 t.test('WORKERS=2: a worker that does not stop on SIGTERM is killed after its shutdown budget, exit 1', async (t) => {
   // A budget of 0 + 1 s (the last-answer grace) + 1 ms; the primary waits 5 s more.
   const server = await start(t, { WORKERS: '2', DRAIN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '1' })
-  let pids: number[] = []
-  while (pids.length < 2) {
-    pids = [...new Set([...server.output().matchAll(/"pid":(\d+),[^\n]*Server listening/g)].map((match) => Number(match[1])))]
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
+  const pids = await workerPids(server, 2)
   // A stopped process cannot run its own shutdown timer: only the primary's can end it.
   process.kill(pids[0]!, 'SIGSTOP')
   server.child.kill('SIGTERM')
@@ -276,14 +216,10 @@ t.test('WORKERS=2: a worker that does not stop on SIGTERM is killed after its sh
   t.equal(code, 1)
   t.match(output, '"msg":"workers did not finish in time; killing them"')
   // SIGKILL is asynchronous: give the system a moment to reap the worker.
-  const gone = async () => {
-    for (let i = 0; i < 100; i++) {
-      try { process.kill(pids[0]!, 0) } catch { return true }
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
+  await until('the stopped worker to be gone', () => {
+    try { process.kill(pids[0]!, 0) } catch { return true }
     return false
-  }
-  t.ok(await gone(), 'the stopped worker is gone')
+  })
 })
 
 t.test('SIGHUP re-reads the tokens file in every worker; a bad file keeps the tokens in use', async (t) => {
@@ -291,20 +227,15 @@ t.test('SIGHUP re-reads the tokens file in every worker; a bad file keeps the to
   writeFileSync(file, 'first-token\n')
   const server = await start(t, { WORKERS: '2', LOGIN_REQUIRED: 'true', API_TOKENS_FILE: file, ACCESS_LOG: 'true' })
   const reloads = (pattern: string) => server.output().split(pattern).length - 1
-  const status = (token: string) => new Promise<number>((resolve, reject) => {
-    request({ port: server.port, host: '127.0.0.1', path: '/api/status/', headers: { authorization: `Token ${token}` } }, (res) => {
-      res.resume()
-      resolve(res.statusCode!)
-    }).on('error', reject).end()
-  })
+  const status = async (token: string) => (await fetch(server.port, '/api/status/', { headers: { authorization: `Token ${token}` } })).status
   const statuses = async (token: string) => new Set(await Promise.all(Array.from({ length: 8 }, () => status(token))))
   const sighup = async (pattern: string) => {
     const before = reloads(pattern)
     server.child.kill('SIGHUP')
-    while (reloads(pattern) < before + 2) await new Promise((resolve) => setTimeout(resolve, 20))
+    await logged(server, pattern, before + 2)
   }
   // Both workers must be listening before either is asked.
-  while ((server.output().match(/Server listening/g) ?? []).length < 2) await new Promise((resolve) => setTimeout(resolve, 20))
+  await workerPids(server, 2)
   t.same(await statuses('first-token'), new Set([200]))
 
   writeFileSync(file, '["second-token"]')
@@ -324,19 +255,16 @@ t.test('SIGHUP reloads the profile; a bad profile is logged and the one being se
   writeFileSync(file, profile('1.0.0'))
   const server = await start(t, { PROFILE: file })
   const version = async () => JSON.parse((await get(server.port, '/api/status/')).body)['service-version']
-  const logged = async (text: string) => {
-    while (!server.output().includes(text)) await new Promise((resolve) => setTimeout(resolve, 20))
-  }
   t.equal(await version(), '1.0.0')
   writeFileSync(file, profile('2.0.0'))
   server.child.kill('SIGHUP')
-  await logged('"generation":2,"objectTypes":163')
+  await logged(server, '"generation":2,"objectTypes":163')
   t.equal(await version(), '2.0.0')
   writeFileSync(file, '{"status":{}}')
   // Requests keep coming while the bad profile is read and refused.
   const during = Promise.all(Array.from({ length: 200 }, () => version()))
   server.child.kill('SIGHUP')
-  await logged(`"msg":"Bad profile ${file}: /objectTypes: Expected required property; still serving generation 2"`)
+  await logged(server, `"msg":"Bad profile ${file}: /objectTypes: Expected required property; still serving generation 2"`)
   t.same(new Set(await during), new Set(['2.0.0']), 'every answer meanwhile from the profile in use')
   t.equal(await version(), '2.0.0', 'the bad profile is not served')
   t.match(server.output(), '"msg":"SIGHUP: reloading"')
@@ -348,11 +276,8 @@ t.test('PROFILE_WATCH=true: a changed or replaced profile file is reloaded', asy
   const profile = (version: string) => JSON.stringify({ ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-version': version } })
   writeFileSync(file, profile('1.0.0'))
   const server = await start(t, { PROFILE: file, PROFILE_WATCH: 'true' })
-  const versionBecomes = async (expected: string) => {
-    while (JSON.parse((await get(server.port, '/api/status/')).body)['service-version'] !== expected) {
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
+  const versionBecomes = (expected: string) =>
+    until(`service-version ${expected}`, async () => JSON.parse((await get(server.port, '/api/status/')).body)['service-version'] === expected)
   writeFileSync(file, profile('2.0.0'))
   await versionBecomes('2.0.0')
   // As deploy tools do: write a new file beside it, then rename it over the old one.
@@ -361,31 +286,14 @@ t.test('PROFILE_WATCH=true: a changed or replaced profile file is reloaded', asy
   await versionBecomes('3.0.0')
   writeFileSync(join(dir, 'unrelated.json'), '{}')
   writeFileSync(file, '[')
-  while (!server.output().includes(`"msg":"Bad profile ${file}: is not valid JSON`)) await new Promise((resolve) => setTimeout(resolve, 20))
+  await logged(server, `"msg":"Bad profile ${file}: is not valid JSON`)
   await versionBecomes('3.0.0')
   t.pass('each change served, a broken one refused')
 })
 
-t.test('REDIS_URL and METRICS: the live RQ worker count, the poll and reloads in /metrics', async (t) => {
-  const redisPort = await freePort()
-  const redis = await startRedis(redisPort)
-  t.teardown(() => { redis.kill() })
-  const admin = new Redis(redisPort, '127.0.0.1')
-  t.teardown(() => admin.disconnect())
-  await admin.sadd('rq:workers', 'rq:worker:1', 'rq:worker:2', 'rq:worker:3', 'rq:worker:4')
-  const server = await start(t, { REDIS_URL: `redis://127.0.0.1:${redisPort}`, RQ_POLL_INTERVAL_MS: '50', METRICS: 'true' })
-  while (JSON.parse((await get(server.port, '/api/status/')).body)['rq-workers-running'] !== 4) {
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  server.child.kill('SIGHUP')
-  while (!server.output().includes('"generation":2')) await new Promise((resolve) => setTimeout(resolve, 20))
-  const metrics = (await get(server.port, '/metrics')).body
-  t.match(metrics, /^inventory_rq_workers 4$/m)
-  t.match(metrics, /^inventory_redis_up 1$/m)
-  t.match(metrics, /^inventory_profile_generation 2$/m)
-  t.match(metrics, /^inventory_profile_load_seconds 0\.\d+$/m)
-  t.match(metrics, /^http_requests_total\{route="\/api\/status\/",method="GET",status="200"\} \d+$/m)
-  t.equal(JSON.parse((await get(server.port, '/api/status/')).body)['rq-workers-running'], 4, 'the reloaded profile with the live count')
-  server.child.kill('SIGTERM')
-  t.equal((await server.exited).code, 0, 'SIGTERM closes the Redis connection too')
-})
+/** The pids of the workers that have logged that they listen, once there are `count`. */
+async function workerPids (server: ReturnType<typeof run>, count: number): Promise<number[]> {
+  const pids = () => [...new Set([...server.output().matchAll(/"pid":(\d+),[^\n]*Server listening/g)].map((match) => Number(match[1])))]
+  await until(`${count} workers listening`, () => pids().length >= count)
+  return pids()
+}

@@ -12,7 +12,7 @@ const DEFAULT_STATUS =
   '"rq-workers-running":1,"runtime-version":"3.12.3","service-version":"4.3.7"}'
 
 t.test('GET /api/status/ answers the default profile exactly', async (t) => {
-  const app = await build(t)
+  const { app } = await build(t)
   const res = await get(app, '/api/status/')
   t.equal(res.statusCode, 200)
   t.equal(res.body, DEFAULT_STATUS)
@@ -26,7 +26,7 @@ t.test('GET /api/status/ answers the default profile exactly', async (t) => {
 })
 
 t.test('format=api and format=json give the same JSON; another format is a 404', async (t) => {
-  const app = await build(t)
+  const { app } = await build(t)
   for (const query of ['?format=api', '?format=json', '?format=', '?format=xml&format=api']) {
     const res = await get(app, `/api/status/${query}`)
     t.equal(res.statusCode, 200, query)
@@ -46,7 +46,7 @@ t.test('installed-apps is the union of components and plugins, sorted by name', 
   profile.status['installed-apps'] = { zeta: '1', 10: '2', alpha: '3' }
   profile.status.plugins = { beta: '4.0', 2: '5' }
   profile.status['rq-workers-running'] = 0
-  const app = await build(t, {}, profile)
+  const { app } = await build(t, { profile })
   const res = await get(app, '/api/status/')
   t.equal(res.body,
     '{"framework-version":"5.2.8","installed-apps":{"10":"2","2":"5","alpha":"3","beta":"4.0","zeta":"1"},' +
@@ -56,7 +56,7 @@ t.test('installed-apps is the union of components and plugins, sorted by name', 
 t.test('text is written as the reference writes it: UTF-8, U+2028 escaped', async (t) => {
   const profile: Profile = structuredClone(DEFAULT_PROFILE)
   profile.status['service-version'] = '4.3.7-é\u2028"x"'
-  const app = await build(t, {}, profile)
+  const { app } = await build(t, { profile })
   const res = await get(app, '/api/status/')
   t.match(res.body, /"service-version":"4\.3\.7-é\\u2028\\"x\\""}$/)
   t.equal(res.headers['content-length'], String(res.rawPayload.length))

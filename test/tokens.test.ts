@@ -1,10 +1,10 @@
 import t from 'tap'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { connect, type AddressInfo } from 'node:net'
 import { loadConfig } from '../lib/config.ts'
-import { ApiTokens } from '../lib/tokens.ts'
-import { API_HEADERS, build, get } from './helper.ts'
+import { ApiTokens } from '../lib/api/tokens.ts'
+import { API_HEADERS, build, get, inject } from './helper.ts'
+import { raw } from './http.ts'
 
 const GOOD = '0123456789abcdef0123456789abcdef01234567'
 const OTHER = 'second-token'
@@ -15,14 +15,14 @@ function tokensFile (t: Parameters<typeof build>[0], text: string): string {
   return file
 }
 
-const locked = (t: Parameters<typeof build>[0], text = `# API tokens\n\n${GOOD}\n  ${OTHER}  \n`) =>
-  build(t, { LOGIN_REQUIRED: 'true', API_TOKENS_FILE: tokensFile(t, text) })
+const locked = (t: Parameters<typeof build>[0], text = `# API tokens\n\n${GOOD}\n  ${OTHER}  \n`, listen = false) =>
+  build(t, { env: { LOGIN_REQUIRED: 'true', API_TOKENS_FILE: tokensFile(t, text) }, listen })
 
 const detail = (message: string) => JSON.stringify({ detail: message })
 const PATHS = ['/api/status/', '/api/extras/object-types/', '/api/extras/object-types/?limit=1&q=dcim', '/api/extras/object-types/7/']
 
 t.test('LOGIN_REQUIRED: every API path needs a known token; the reference\'s 403s otherwise', async (t) => {
-  const app = await locked(t)
+  const { app } = await locked(t)
   const cases: Array<[string | undefined, number, string | undefined]> = [
     [undefined, 403, 'Authentication credentials were not provided.'],
     ['Basic dXNlcjpwYXNz', 403, 'Authentication credentials were not provided.'],
@@ -46,14 +46,14 @@ t.test('LOGIN_REQUIRED: every API path needs a known token; the reference\'s 403
       t.equal(res.body, message === undefined ? open.body : detail(message))
     }
   }
-  const options = await app.inject({ method: 'OPTIONS', url: '/api/status/', headers: { host: 'inventory.test' } })
+  const options = await inject(app, { method: 'OPTIONS', url: '/api/status/', headers: { host: 'inventory.test' } })
   t.same([options.statusCode, options.body], [403, detail('Authentication credentials were not provided.')], 'OPTIONS too')
 })
 
 t.test('the order of checks is the reference\'s: Host, format, token, method', async (t) => {
-  const app = await build(t, { LOGIN_REQUIRED: 'true', API_TOKENS_FILE: tokensFile(t, GOOD), ALLOWED_HOSTS: 'inventory.test' })
+  const { app } = await build(t, { env: { LOGIN_REQUIRED: 'true', API_TOKENS_FILE: tokensFile(t, GOOD), ALLOWED_HOSTS: 'inventory.test' } })
   const send = async (method: 'GET' | 'POST', url: string, headers: Record<string, string> = {}) => {
-    const res = await app.inject({ method, url, headers: { host: 'inventory.test', ...headers } })
+    const res = await inject(app, { method, url, headers: { host: 'inventory.test', ...headers } })
     return [res.statusCode, res.body]
   }
   const token = { authorization: `Token ${GOOD}` }
@@ -67,31 +67,23 @@ t.test('the order of checks is the reference\'s: Host, format, token, method', a
 })
 
 t.test('a cached answer is never served without a token', async (t) => {
-  const app = await locked(t)
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const { port } = app.server.address() as AddressInfo
-  const ask = (authorization: string) => new Promise<string>((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(
-      `GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\n${authorization}Connection: close\r\n\r\n`))
-    let answer = ''
-    socket.on('data', (chunk) => { answer += chunk })
-    socket.on('close', () => resolve(answer))
-    socket.on('error', reject)
-  })
+  const { app, port } = await locked(t, undefined, true)
+  const ask = (authorization: string) =>
+    raw(port, `GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\n${authorization}Connection: close\r\n\r\n`)
   for (let i = 0; i < 2; i++) t.match(await ask(`Authorization: Token ${GOOD}\r\n`), /^HTTP\/1\.1 200 OK\r\n/, 'answered, then cached')
-  t.ok(app.responseCache.bytes > 0)
+  t.ok(app.served.current.cache.bytes > 0)
   t.match(await ask(''), /^HTTP\/1\.1 403 Forbidden\r\n[^]*\{"detail":"Authentication credentials were not provided\."\}$/)
   t.match(await ask('Authorization: Token nope\r\n'), /\{"detail":"Invalid token"\}$/)
 })
 
 t.test('a tokens file may be a JSON list', async (t) => {
-  const app = await locked(t, JSON.stringify([GOOD, OTHER]))
+  const { app } = await locked(t, JSON.stringify([GOOD, OTHER]))
   t.equal((await get(app, '/api/status/', { authorization: `Token ${OTHER}` })).statusCode, 200)
   t.equal((await get(app, '/api/status/', { authorization: 'Token x' })).statusCode, 403)
 })
 
 t.test('without LOGIN_REQUIRED, the API is open and Authorization is not looked at', async (t) => {
-  const app = await build(t)
+  const { app } = await build(t)
   for (const authorization of [undefined, 'Token wrong', 'Basic x']) {
     t.equal((await get(app, '/api/status/', authorization === undefined ? {} : { authorization })).statusCode, 200)
   }

@@ -1,5 +1,5 @@
 import type { Catalog } from './catalog.ts'
-import { ResponseCache } from './response-cache.ts'
+import { ResponseCache } from '../answer/cache.ts'
 
 /** Holds some thousands of pages; distinct hosts and queries cannot grow it past this. */
 export const RESPONSE_CACHE_BYTES = 32 * 1024 * 1024

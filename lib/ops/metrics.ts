@@ -1,5 +1,6 @@
+import type { FastifyInstance } from 'fastify'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import type { Served } from './served.ts'
+import type { Served } from '../inventory/served.ts'
 
 /**
  * The Prometheus metrics of METRICS=true: requests by route template and status, their
@@ -72,4 +73,26 @@ export class Metrics {
     if (count !== undefined) this.#rqWorkers.set(count)
     this.#lastPoll.set(Date.now() / 1000)
   }
+}
+
+/**
+ * GET /metrics for Prometheus, outside /api/ like the probes: scrapers address the process
+ * by IP, so it answers any Host, and it needs no API token.
+ */
+export function metricsRoutes (app: FastifyInstance, metrics: Metrics): void {
+  // Every answer Fastify sends is counted once it is sent; the fast path counts its own.
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.answered(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000)
+    done()
+  })
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/metrics',
+    // Prometheus's text format, not JSON.
+    config: { anyHost: true, headers: {} },
+    async handler (_request, reply) {
+      reply.header('content-type', metrics.registry.contentType)
+      return metrics.registry.metrics()
+    },
+  })
 }

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import type { Config } from './config.ts'
+import type { Config } from '../config.ts'
 
 /**
  * How long connections that are busy get to receive their `Connection: close` before the

@@ -1,14 +1,39 @@
-import type { FastifyRequest } from 'fastify'
-import type { Config } from './config.ts'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Config } from '../config.ts'
+import { refuseHost } from './errors.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Scheme and host (or PUBLIC_URL) that absolute URLs in the answer start with. */
+    baseUrl: string
+  }
+  interface FastifyContextConfig {
+    /** Answered whatever the Host: probes and scrapers address the process by IP. */
+    anyHost?: boolean
+  }
+}
+
+/** Every request but those of `anyHost` routes gets its base URL, or a 400 for a Host we refuse. */
+export function installHostCheck (app: FastifyInstance, config: Pick<Config, 'publicUrl' | 'allowedHosts'>): void {
+  const baseUrl = baseUrlOf(config)
+  app.decorateRequest('baseUrl', '')
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.routeOptions.config.anyHost === true) return done()
+    const base = baseUrl(request)
+    if (base === undefined) return refuseHost(reply)
+    request.baseUrl = base
+    done()
+  })
+}
 
 /** The scheme and authority (and any PUBLIC_URL path) that absolute URLs start with; undefined for a Host we refuse. */
-export type BaseUrlOf = (request: FastifyRequest) => string | undefined
+type BaseUrlOf = (request: FastifyRequest) => string | undefined
 
 // The reference's host syntax check: it refuses anything else even when every host is allowed,
 // which also keeps a forged Host from writing characters into links that need escaping.
 const HOST_SYNTAX = /^([a-z0-9.-]+|\[[a-f0-9]*:[a-f0-9.:]+\])(:[0-9]+)?$/i
 
-export function baseUrlOf (config: Pick<Config, 'publicUrl' | 'allowedHosts'>): BaseUrlOf {
+function baseUrlOf (config: Pick<Config, 'publicUrl' | 'allowedHosts'>): BaseUrlOf {
   const { publicUrl, allowedHosts } = config
   const allowed = (host: string) => HOST_SYNTAX.test(host) && (allowedHosts === undefined || isAllowed(host, allowedHosts))
   if (publicUrl !== undefined) {

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Value } from '@sinclair/typebox/value'
-import { Profile } from '../schemas/profile.ts'
+import { Profile } from '../../schemas/profile.ts'
 
 /** The profile served when PROFILE is not set. */
-export const DEFAULT_PROFILE = fileURLToPath(import.meta.resolve('#data/default-inventory.json'))
+export const DEFAULT_PROFILE_FILE = fileURLToPath(import.meta.resolve('#data/default-inventory.json'))
 
 export class ProfileError extends Error {
   constructor (file: string, problem: string) {

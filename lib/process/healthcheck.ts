@@ -1,5 +1,5 @@
 import { request } from 'node:http'
-import { loadConfig } from './config.ts'
+import { loadConfig } from '../config.ts'
 
 /**
  * The container's HEALTHCHECK, with no curl in the image: exits 0 when the service on

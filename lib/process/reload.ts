@@ -1,12 +1,12 @@
 import { watch } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import type { Logger } from 'pino'
-import { Catalog } from './catalog.ts'
-import type { Config } from './config.ts'
-import { loadProfile } from './profile.ts'
-import type { Metrics } from './metrics.ts'
-import type { Served } from './served.ts'
-import type { ApiTokens } from './tokens.ts'
+import type { ApiTokens } from '../api/tokens.ts'
+import type { Config } from '../config.ts'
+import { Catalog } from '../inventory/catalog.ts'
+import { loadProfile } from '../inventory/profile.ts'
+import type { Served } from '../inventory/served.ts'
+import type { Metrics } from '../ops/metrics.ts'
 
 /** Editors and deploy tools write a file in several steps: reload once they have been quiet this long. */
 const SETTLE_MS = 100

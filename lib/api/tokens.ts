@@ -1,7 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import type { IncomingMessage } from 'node:http'
 import { Value } from '@sinclair/typebox/value'
-import { TokenList } from '../schemas/tokens.ts'
+import { TokenList } from '../../schemas/tokens.ts'
+import { headerOf } from '../answer/answer.ts'
+import { MESSAGES } from './errors.ts'
 
 export class TokensError extends Error {
   constructor (file: string, problem: string) {
@@ -9,12 +12,6 @@ export class TokensError extends Error {
     this.name = 'TokensError'
   }
 }
-
-// The reference's answers (its token authentication), all 403 here.
-export const NOT_PROVIDED = 'Authentication credentials were not provided.'
-const NO_KEY = 'Invalid token header. No credentials provided.'
-const SPACES = 'Invalid token header. Token string should not contain spaces.'
-const INVALID = 'Invalid token'
 
 const SCHEMES = new Set(['token', 'bearer'])
 
@@ -41,16 +38,17 @@ export class ApiTokens {
     this.#digests = readTokens(this.file)
   }
 
-  /** undefined when the Authorization header carries a known token; otherwise why not. */
-  refusal (authorization: string | undefined): string | undefined {
+  /** undefined when the request's Authorization header carries a known token; otherwise the reference's 403 message. */
+  refusal (request: IncomingMessage): string | undefined {
+    const authorization = headerOf(request, 'authorization')
     const words = authorization === undefined ? [] : authorization.trim().split(/\s+/)
-    if (words.length === 0 || !SCHEMES.has(words[0]!.toLowerCase())) return NOT_PROVIDED
-    if (words.length === 1) return NO_KEY
-    if (words.length > 2) return SPACES
+    if (words.length === 0 || !SCHEMES.has(words[0]!.toLowerCase())) return MESSAGES.noCredentials
+    if (words.length === 1) return MESSAGES.noTokenKey
+    if (words.length > 2) return MESSAGES.tokenWithSpaces
     const presented = digest(words[1]!)
     let known = false
     for (const candidate of this.#digests) known = timingSafeEqual(presented, candidate) || known
-    return known ? undefined : INVALID
+    return known ? undefined : MESSAGES.invalidToken
   }
 }
 

@@ -22,8 +22,8 @@ export function superviseWorkers (count: number, shutdownBudgetMs: number, logge
       workers.delete(worker)
       if (stopping) return
       if (!listening) {
-        logger.fatal({ worker: worker.process.pid, code, signal }, 'a worker failed to start; stopping')
-        stop(1)
+        logger.fatal({ worker: worker.process.pid, code, signal }, 'a worker failed to start')
+        stop(1, 'stopping all workers')
         return
       }
       logger.error({ worker: worker.process.pid, code, signal }, 'a worker died; starting another')
@@ -31,7 +31,11 @@ export function superviseWorkers (count: number, shutdownBudgetMs: number, logge
     })
   }
 
-  const stop = (exitCode: number) => {
+  // Once stopping, the first reason stands: a signal after a failed start must not turn exit 1
+  // into 0, nor start a second kill timer.
+  const stop = (exitCode: number, why: string) => {
+    if (stopping) return logger.info(`${why}; already stopping`)
+    logger.info(why)
     stopping = true
     const timer = setTimeout(() => {
       logger.error('workers did not finish in time; killing them')
@@ -47,10 +51,7 @@ export function superviseWorkers (count: number, shutdownBudgetMs: number, logge
     for (const worker of workers) worker.process.kill('SIGHUP')
   })
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      logger.info({ signal }, 'closing all workers')
-      stop(0)
-    })
+    process.on(signal, () => stop(0, `${signal}: closing all workers`))
   }
 
   logger.info({ workers: count }, 'starting workers')

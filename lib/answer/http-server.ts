@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http'
 import type { FastifyServerFactory } from 'fastify'
-import type { Config } from './config.ts'
+import type { Config } from '../config.ts'
+import type { Lifecycle } from '../process/lifecycle.ts'
 import type { FastPath } from './fast-path.ts'
-import type { Lifecycle } from './lifecycle.ts'
 
 type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxHeaderSize'>
 

@@ -1,20 +1,16 @@
-import type { Profile } from '../schemas/profile.ts'
-import { compareCodePoints } from './query.ts'
-import { orderedObject, toJson } from './json.ts'
+import type { Profile } from '../../schemas/profile.ts'
+import { compareCodePoints } from '../reference/query.ts'
+import { orderedObject, toJson } from '../reference/json.ts'
 
-export const OBJECT_TYPES_PATH = '/api/extras/object-types/'
-
-/** One object type with its JSON pre-rendered around the two request-dependent parts. */
+/** One object type with its JSON pre-rendered around its request-dependent part, the url. */
 export interface CatalogItem {
   readonly id: number
   readonly appLabel: string
   readonly model: string
   /** Upper-cased for `q`, which matches like SQL's UPPER(column) LIKE UPPER(value). */
   readonly searchText: readonly [string, string]
-  /** `{"id":7,"url":"` : the base URL follows. */
+  /** `{"id":7,"url":"` : the url follows. */
   readonly head: string
-  /** `/api/extras/object-types/7/` : the format suffix follows. */
-  readonly path: string
   /** `","display":…,"app_label":…,"model":…}` */
   readonly tail: string
 }
@@ -51,7 +47,6 @@ export class Catalog {
         model: type.model,
         searchText: [type.app_label.toUpperCase(), type.model.toUpperCase()],
         head: `{"id":${type.id},"url":"`,
-        path: `${OBJECT_TYPES_PATH}${type.id}/`,
         tail: `","display":${toJson(type.display)},"app_label":${toJson(type.app_label)},"model":${toJson(type.model)}}`,
       }))
     this.#byId = new Map(this.items.map((item) => [String(item.id), item]))
@@ -89,10 +84,6 @@ export class Catalog {
       (models === undefined || models.has(item.model)) &&
       (q === undefined || item.searchText[0].includes(q) || item.searchText[1].includes(q)))
   }
-}
-
-export function renderItem (item: CatalogItem, base: string, formatSuffix: string): string {
-  return item.head + base + item.path + formatSuffix + item.tail
 }
 
 function renderStatus (status: Profile['status']): string {

@@ -1,0 +1,111 @@
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+import { httpErrors, type HttpError } from '@fastify/sensible'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { toJson } from '../reference/json.ts'
+import { JSON_HEADERS, setHeaders } from './headers.ts'
+
+/**
+ * The catalogue of error answers: every text the reference answers with, in one place.
+ * Each error body is the reference's `{"detail":"…"}`, or `{"<filter>":["…"]}` for a filter.
+ */
+export const MESSAGES = {
+  notFound: 'Not found.',
+  noObjectType: 'No ObjectType matches the given query.',
+  methodNotAllowed: (method: string) => `Method "${method}" not allowed.`,
+  invalidHost: 'Invalid Host header.',
+  moved: 'Moved permanently.',
+  serverError: 'A server error occurred.',
+  notANumber: 'Enter a number.',
+  // Token authentication (LOGIN_REQUIRED).
+  noCredentials: 'Authentication credentials were not provided.',
+  noTokenKey: 'Invalid token header. No credentials provided.',
+  tokenWithSpaces: 'Invalid token header. Token string should not contain spaces.',
+  invalidToken: 'Invalid token',
+  // Requests Node itself refuses, before Fastify.
+  badRequest: 'Bad request.',
+  headersTooLarge: 'Request header fields too large.',
+  requestTimeout: 'Request timeout.',
+} as const
+
+/** The reference's error body: `{"detail":"…"}`. */
+export function detail (message: string): Buffer {
+  return Buffer.from(toJson({ detail: message }))
+}
+
+/** An error about filters, answered as `{"<filter>":["<message>"], …}` like the reference's filter set. */
+export interface FieldsError extends HttpError {
+  fields: Record<string, string[]>
+}
+
+/** The errors a renderer or a check throws; the error handler below turns them into answers. */
+export const errors = {
+  notFound: () => httpErrors.notFound(MESSAGES.notFound),
+  noObjectType: () => httpErrors.notFound(MESSAGES.noObjectType),
+  forbidden: (message: string) => httpErrors.forbidden(message),
+  methodNotAllowed: (method: string) => httpErrors.methodNotAllowed(MESSAGES.methodNotAllowed(method)),
+  fields: (fields: Record<string, string[]>): FieldsError => Object.assign(httpErrors.badRequest(), { fields }),
+}
+
+const SERVER_ERROR = detail(MESSAGES.serverError)
+const NOT_FOUND = detail(MESSAGES.notFound)
+const MOVED = detail(MESSAGES.moved)
+const INVALID_HOST = detail(MESSAGES.invalidHost)
+
+/** Sends a JSON body rendered ahead of time (a Buffer skips Fastify's serializer); headers.ts adds the headers. */
+export function sendJson (reply: FastifyReply, status: number, body: Buffer): void {
+  reply.code(status).send(body)
+}
+
+/** The 400 of a Host that ALLOWED_HOSTS (or the reference's host syntax) refuses. */
+export function refuseHost (reply: FastifyReply): void {
+  sendJson(reply, 400, INVALID_HOST)
+}
+
+/**
+ * Every error answer is the reference's JSON; nothing reaches a client as HTML or a stack
+ * trace. `redirect` tells the known paths that lack their trailing slash (see routes.ts).
+ */
+export function installErrorAnswers (app: FastifyInstance, redirect: (path: string) => boolean): void {
+  app.setErrorHandler<FastifyError & Partial<FieldsError>>((error, request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+    if (status === 500) request.log.error({ err: error }, 'request failed')
+    const body = status === 500
+      ? SERVER_ERROR
+      : error.fields === undefined ? detail(error.message) : Buffer.from(toJson(error.fields))
+    sendJson(reply, status, body)
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    const queryStart = request.url.indexOf('?')
+    const path = queryStart === -1 ? request.url : request.url.slice(0, queryStart)
+    if (!redirect(path)) return sendJson(reply, 404, NOT_FOUND)
+    reply.header('location', request.baseUrl + path + '/' + (queryStart === -1 ? '' : request.url.slice(queryStart)))
+    sendJson(reply, 301, MOVED)
+  })
+}
+
+/** A path with malformed percent-encoding: the reference finds no object there. */
+export function badUrlHandler (_error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  setHeaders(request, reply)
+  sendJson(reply, 404, NOT_FOUND)
+}
+
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, MESSAGES.headersTooLarge],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, MESSAGES.requestTimeout],
+}
+
+/** Requests Node cannot parse never reach Fastify; they get the same JSON, written to the socket. */
+export function clientErrorHandler (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  const [status, message] = CLIENT_ERRORS[String(error.code)] ?? [400, MESSAGES.badRequest]
+  this.log.debug({ err: error }, 'client error')
+  // A reset connection is no longer writable: there is no one to answer.
+  if (socket.writable) {
+    const body = detail(message)
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_HEADERS['content-type']}\r\n` +
+      `Vary: ${JSON_HEADERS.vary}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`)
+    socket.write(body)
+  }
+  socket.destroy(error)
+}

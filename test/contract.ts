@@ -1,0 +1,49 @@
+import type { TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import { declaredResponse, ENDPOINTS } from '../lib/api/endpoints.ts'
+import { pathPattern } from '../lib/api/routes.ts'
+import { PROBE_PATHS } from '../lib/ops/probes.ts'
+import { Detail, Probe } from '../schemas/api.ts'
+
+const ROUTES = ENDPOINTS.map((endpoint) => ({ endpoint, pattern: pathPattern(endpoint.path) }))
+/** What any path may answer that no route declares: redirects, 404s, a refused Host, requests Node refuses. */
+const UNROUTED_STATUSES = new Set([301, 400, 404, 408, 431])
+/** What Node answers before any route sees the request (see clientErrorHandler in errors.ts). */
+const REFUSED_BY_NODE = new Set([408, 431])
+
+/** The schema the service declares for this answer; undefined for one without a body (a 304). */
+function declaredSchema (method: string, path: string, status: number): TSchema | undefined {
+  const route = ROUTES.find(({ pattern }) => pattern.test(path))
+  if (route !== undefined && !REFUSED_BY_NODE.has(status)) {
+    const response = declaredResponse(route.endpoint, method, status)
+    if (response === undefined) throw new Error(`${method} ${path}: ${route.endpoint.path} declares no ${status}`)
+    return response.schema
+  }
+  if ((PROBE_PATHS as readonly string[]).includes(path) && (status === 200 || status === 503)) return Probe
+  if (UNROUTED_STATUSES.has(status)) return Detail
+  throw new Error(`${method} ${path}: nothing declares a ${status}`)
+}
+
+/**
+ * Checks an answer against the schema its route declares for its status: every request the
+ * tests send goes through here (see helper.ts and http.ts), on both paths, so a body that
+ * breaks its schema fails the suite. Throws, naming the request and every problem.
+ */
+export function checkAnswer (method: string, url: string, status: number, contentType: string | undefined, body: string): void {
+  const path = url.split('?', 1)[0]!
+  if (path === '/metrics' && status === 200) return
+  const schema = declaredSchema(method, path, status)
+  if (schema === undefined || method === 'HEAD') {
+    if (body !== '') throw new Error(`${method} ${url} -> ${status}: a body where none is declared`)
+    return
+  }
+  if (contentType !== 'application/json') throw new Error(`${method} ${url} -> ${status}: Content-Type ${contentType}`)
+  let value: unknown
+  try {
+    value = JSON.parse(body)
+  } catch {
+    throw new Error(`${method} ${url} -> ${status}: not JSON: ${body.slice(0, 200)}`)
+  }
+  const problems = [...Value.Errors(schema, value)].map((error) => `${error.path}: ${error.message}`)
+  if (problems.length > 0) throw new Error(`${method} ${url} -> ${status}: the body breaks its declared schema: ${problems.join('; ')}`)
+}

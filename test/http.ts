@@ -1,0 +1,134 @@
+import { once } from 'node:events'
+import { request, type Agent, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http'
+import { connect, createServer, type AddressInfo } from 'node:net'
+import { checkAnswer } from './contract.ts'
+
+/** Real sockets and real HTTP: every answer read here is checked against its declared schema. */
+
+export interface Reply {
+  status: number
+  headers: IncomingHttpHeaders
+  body: string
+}
+
+/** A raw answer split into status, lower-cased headers and body. */
+export function parseAnswer (text: string): Reply {
+  const headerEnd = text.indexOf('\r\n\r\n')
+  const [statusLine = '', ...lines] = text.slice(0, headerEnd).split('\r\n')
+  const headers: IncomingHttpHeaders = {}
+  for (const line of lines) {
+    const colon = line.indexOf(':')
+    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim()
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, body: text.slice(headerEnd + 4) }
+}
+
+/** Checks a raw answer against the request that asked for it, when that request is one we can read. */
+function checkRaw (requestText: string, answerText: string): void {
+  const requestLine = /^([A-Z]+) (\/\S*) HTTP\/1\.[01]\r\n/.exec(requestText)
+  if (requestLine === null || !answerText.includes('\r\n\r\n')) return
+  const { status, headers, body } = parseAnswer(answerText)
+  checkAnswer(requestLine[1]!, requestLine[2]!, status, headers['content-type'] as string | undefined, body)
+}
+
+const DEADLINE_MS = 10_000
+
+/**
+ * Sends requests one after another on one keep-alive connection and resolves with the raw
+ * answers, their Date lines removed (the only part that may differ between two answers).
+ */
+export function exchange (port: number, requests: string[], host = '127.0.0.1'): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, host)
+    socket.setTimeout(DEADLINE_MS, () => socket.destroy(new Error(`no answer in ${DEADLINE_MS} ms to ${JSON.stringify(requests[answers.length])}`)))
+    const answers: string[] = []
+    let buffer = ''
+    const sendNext = () => socket.write(requests[answers.length]!, 'latin1')
+    socket.on('connect', sendNext)
+    socket.on('data', (chunk) => {
+      buffer += chunk.toString('latin1')
+      for (;;) {
+        const headerEnd = buffer.indexOf('\r\n\r\n')
+        if (headerEnd === -1) return
+        const head = buffer.slice(0, headerEnd)
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0)
+        const bodiless = requests[answers.length]!.startsWith('HEAD ') || / (304|1\d\d) /.test(head.slice(0, 13))
+        const end = headerEnd + 4 + (bodiless ? 0 : length)
+        if (buffer.length < end) return
+        const answer = Buffer.from(buffer.slice(0, end), 'latin1').toString()
+        try {
+          checkRaw(requests[answers.length]!, answer)
+        } catch (error) {
+          socket.destroy()
+          return reject(error)
+        }
+        answers.push(answer.replace(/\r\ndate: [^\r]*/i, ''))
+        buffer = buffer.slice(end)
+        if (answers.length === requests.length) {
+          socket.end()
+          return resolve(answers)
+        }
+        sendNext()
+      }
+    })
+    socket.on('error', reject)
+  })
+}
+
+/** Sends raw bytes, half-closes, and resolves with everything the server writes back before closing. */
+export function raw (port: number, bytes: string, host = '127.0.0.1'): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, host, () => socket.end(Buffer.from(bytes, 'latin1')))
+    socket.setTimeout(DEADLINE_MS, () => socket.destroy(new Error(`the server kept the connection open ${DEADLINE_MS} ms`)))
+    let answer = ''
+    socket.on('data', (chunk) => { answer += chunk })
+    socket.on('close', () => {
+      try {
+        checkRaw(bytes, answer)
+        resolve(answer)
+      } catch (error) {
+        reject(error)
+      }
+    })
+    socket.on('error', reject)
+  })
+}
+
+export interface FetchOptions {
+  method?: string
+  headers?: OutgoingHttpHeaders
+  agent?: Agent
+  host?: string
+}
+
+/** One request with node:http; resolves with the whole answer. */
+export function fetch (port: number, path: string, { method = 'GET', headers = {}, agent, host = '127.0.0.1' }: FetchOptions = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request({ port, host, path, method, headers, timeout: DEADLINE_MS, ...(agent !== undefined && { agent }) }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk) => { body += chunk })
+      res.on('end', () => {
+        try {
+          checkAnswer(method, path, res.statusCode!, res.headers['content-type'], body)
+          resolve({ status: res.statusCode!, headers: res.headers, body })
+        } catch (error) {
+          reject(error)
+        }
+      })
+      res.on('error', reject)
+    })
+    req.on('timeout', () => req.destroy(new Error(`no answer in ${DEADLINE_MS} ms to ${method} ${path}`)))
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+/** A port nothing listens on (for the moment). */
+export async function freePort (): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  server.close()
+  return port
+}

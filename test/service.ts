@@ -1,0 +1,45 @@
+import type { Test } from 'tap'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { until } from './wait.ts'
+
+const SERVER = new URL('../lib/process/server.ts', import.meta.url).pathname
+
+/** The real entry point as a child process (with this test's TypeScript loader), and what it logs. */
+export function run (env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [...process.execArgv, SERVER], {
+    // No drain delay unless a test asks for one: nothing balances load in front of these.
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DRAIN_DELAY_MS: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (chunk) => { output += chunk })
+  child.stderr.on('data', (chunk) => { output += chunk })
+  const exited = once(child, 'exit').then(([code]) => ({ code: code as number | null, output }))
+  return { child, exited, output: () => output }
+}
+
+export type Service = ReturnType<typeof run> & { port: number }
+
+/** Starts the service and resolves with its port once it listens; stopped (SIGTERM) when the test ends. */
+export async function start (t: Test, env: NodeJS.ProcessEnv = {}): Promise<Service> {
+  const service = run(env)
+  // SIGTERM, not SIGKILL: the child writes its coverage on a clean exit.
+  t.teardown(async () => {
+    service.child.kill('SIGTERM')
+    await service.exited
+  })
+  let port: number | undefined
+  await until('the service to listen', () => {
+    if (service.child.exitCode !== null) throw new Error(`the service exited: ${service.output()}`)
+    const listening = /Server listening at http:\/\/(?:127\.0\.0\.1|\[::1\]):(\d+)/.exec(service.output())
+    port = listening === null ? undefined : Number(listening[1])
+    return port !== undefined
+  })
+  return { ...service, port: port! }
+}
+
+/** Resolves once the service has logged this text (at least `times` times). */
+export function logged (service: ReturnType<typeof run>, text: string, times = 1): Promise<void> {
+  return until(`the log to say ${JSON.stringify(text)}${times > 1 ? ` ${times} times` : ''}`, () => service.output().split(text).length - 1 >= times)
+}

@@ -21,6 +21,10 @@ t.test('GET /api/schema/ is a valid OpenAPI 3.1 document of the API', async (t) 
   t.same(result, { valid: true }, 'the OpenAPI 3.1 schema accepts it')
   t.equal(document.info.version, '4.3.7', "the profile's service version")
   t.same(Object.keys(document.paths), ['/api/status/', '/api/extras/object-types/', '/api/extras/object-types/{id}/', '/api/schema/'])
+  for (const [path, item] of Object.entries(document.paths)) {
+    t.same(Object.keys(item.get.responses), ['200', '304', '400', '403', '404'], `every status a GET of ${path} can get`)
+  }
+  t.same(document.paths['/api/status/']!.get.responses['304'], { description: 'If-None-Match names the current tag: the same headers, no body.' })
   t.equal((await get(app, '/api/schema')).headers.location, 'http://inventory.test/api/schema/', 'redirected like the other API paths')
   const options = await inject(app, { method: 'OPTIONS', url: '/api/schema/', headers: { host: 'inventory.test' } })
   t.equal(options.body, '{"name":"Schema","description":"The OpenAPI 3.1 document of this API.","renders":["application/json"],"parses":["application/json"]}')

@@ -34,6 +34,9 @@ export const ObjectTypePage = Type.Object({
   results: Type.Array(ObjectType),
 }, { additionalProperties: false })
 
+/** GET /api/ and /api/extras/: what the root leads to, by name. */
+export const ApiRoot = Type.Record(Type.String(), Type.String({ format: 'uri' }))
+
 /** Most errors: 404, 405, 400 for a bad Host. */
 export const Detail = Type.Object({ detail: Type.String() }, { additionalProperties: false })
 
@@ -61,7 +64,7 @@ export const OpenApiDocument = Type.Object({
 })
 
 /** The schemas the OpenAPI document names (#/components/schemas/<name>). */
-export const COMPONENTS = { Status, ObjectType, ObjectTypePage, Detail, FieldErrors, Description }
+export const COMPONENTS = { ApiRoot, Status, ObjectType, ObjectTypePage, Detail, FieldErrors, Description }
 
 export type Status = Static<typeof Status>
 export type ObjectType = Static<typeof ObjectType>

@@ -1,15 +1,15 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { declaredResponse, ENDPOINTS } from '../lib/api/endpoints.ts'
-import { pathPattern } from '../lib/api/routes.ts'
+import { pathPattern, routeUrls } from '../lib/api/routes.ts'
 import { PROBE_PATHS } from '../lib/ops/probes.ts'
 import { Detail, Probe } from '../schemas/api.ts'
 
-const ROUTES = ENDPOINTS.map((endpoint) => ({ endpoint, pattern: pathPattern(endpoint.path) }))
+const ROUTES = ENDPOINTS.flatMap((endpoint) => routeUrls(endpoint).map((url) => ({ endpoint, pattern: pathPattern(url) })))
 /** What any path may answer that no route declares: redirects, 404s, a refused Host, requests Node refuses. */
-const UNROUTED_STATUSES = new Set([301, 400, 404, 408, 431])
+const UNROUTED_STATUSES = new Set([301, 400, 404, 408, 417, 431])
 /** What Node answers before any route sees the request (see clientErrorHandler in errors.ts). */
-const REFUSED_BY_NODE = new Set([408, 431])
+const REFUSED_BY_NODE = new Set([408, 417, 431])
 
 /** The schema the service declares for this answer; undefined for one without a body (a 304). */
 function declaredSchema (method: string, path: string, status: number): TSchema | undefined {
@@ -19,7 +19,10 @@ function declaredSchema (method: string, path: string, status: number): TSchema 
     if (response === undefined) throw new Error(`${method} ${path}: ${route.endpoint.path} declares no ${status}`)
     return response.schema
   }
-  if ((PROBE_PATHS as readonly string[]).includes(path) && (status === 200 || status === 503)) return Probe
+  if ((PROBE_PATHS as readonly string[]).includes(path)) {
+    if (status === 200 || status === 503) return Probe
+    if (status === 405) return Detail
+  }
   if (UNROUTED_STATUSES.has(status)) return Detail
   throw new Error(`${method} ${path}: nothing declares a ${status}`)
 }

@@ -33,9 +33,26 @@ function checkRaw (requestText: string, answerText: string): void {
 
 const DEADLINE_MS = 10_000
 
+const REQUEST_ID = /\r\nx-request-id: ([^\r]*)/i
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+const requestIds = new Set<string>()
+
+/**
+ * An answer as two answers to the same request may be compared: without its Date and its
+ * X-Request-ID, which must be a random UUID v4 never seen before (then `x-request-id: <v4>`).
+ */
+function comparable (answer: string): string {
+  const id = REQUEST_ID.exec(answer)?.[1]
+  if (id !== undefined) {
+    if (!UUID_V4.test(id) || requestIds.has(id)) throw new Error(`X-Request-ID ${id}: not a fresh UUID v4`)
+    requestIds.add(id)
+  }
+  return answer.replace(/\r\ndate: [^\r]*/i, '').replace(REQUEST_ID, '\r\nx-request-id: <v4>')
+}
+
 /**
  * Sends requests one after another on one keep-alive connection and resolves with the raw
- * answers, their Date lines removed (the only part that may differ between two answers).
+ * answers, comparable (see above).
  */
 export function exchange (port: number, requests: string[], host = '127.0.0.1'): Promise<string[]> {
   return new Promise((resolve, reject) => {
@@ -58,11 +75,11 @@ export function exchange (port: number, requests: string[], host = '127.0.0.1'):
         const answer = Buffer.from(buffer.slice(0, end), 'latin1').toString()
         try {
           checkRaw(requests[answers.length]!, answer)
+          answers.push(comparable(answer))
         } catch (error) {
           socket.destroy()
           return reject(error)
         }
-        answers.push(answer.replace(/\r\ndate: [^\r]*/i, ''))
         buffer = buffer.slice(end)
         if (answers.length === requests.length) {
           socket.end()

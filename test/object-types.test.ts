@@ -155,25 +155,34 @@ t.test('format=api and format=json are carried into item urls and links', async 
   t.equal(unknown.body, '{"detail":"Not found."}')
 })
 
-t.test('filters: id, app_label, model (repeatable, OR-ed) and q, AND-ed together', async (t) => {
+t.test('filters: id, app_label, model and q, each one value (the last), AND-ed together', async (t) => {
   const { app } = await build(t)
   const page = async (query: string) => (await get(app, `/api/extras/object-types/?${query}`)).json()
 
-  const byId = await page('id=112&id=5&id=999&id=')
-  t.same(ids(byId), [5, 112])
-  t.equal(byId.count, 2)
-  t.same(ids(await page('id=%2B0112')), [112], 'an integer as Python reads it')
+  t.same(ids(await page('id=112')), [112])
+  t.same(ids(await page('id=5&id=112')), [112], 'a repeated filter: the last value')
+  t.same(ids(await page('id=abc&id=5')), [5], 'an invalid value before the last is not read')
+  t.equal((await page('id=5&id=')).count, 163, 'an empty last value is no filter; the earlier ones are not read')
+  for (const five of ['5', '+5', '5.0', '5.9', '0.5e1', '%205%20', '05', '5.', '50e-1', '5_0e-1']) {
+    t.same(ids(await page(`id=${five}`)), [5], `id=${five} is 5`)
+  }
+  t.same(ids(await page('id=-0.5')), [], '0: no such id')
+  t.same(ids(await page('id=99999999999999999999')), [], 'a valid number past any id matches nothing')
+  t.same(ids(await page('id=1e50')), [], 'up to 1e50')
+  t.same(ids(await page('id=-1e60')), [], 'there is no lower limit')
 
   const vpn = await page('app_label=vpn&limit=4')
   t.equal(vpn.count, 10)
   t.same(ids(vpn), [122, 123, 124, 125])
   t.equal(vpn.next, `${LIST}?app_label=vpn&limit=4&offset=4`)
-  t.same(ids(await page('app_label=wireless&app_label=account')), [23, 132, 133, 134], 'list order, not filter order')
+  t.same(ids(await page('app_label=vpn&app_label=account')), [23], 'the last app_label')
+  t.same(ids(await page('app_label=%20account%20')), [23], 'stripped')
   t.equal((await page('app_label=VPN')).count, 0, 'exact and case-sensitive')
+  t.equal((await page('app_label=%20')).count, 163, 'blank: no filter')
 
   t.same(ids(await page('model=tag')), [102, 14])
   t.same(ids(await page('model=tag&app_label=taggit')), [14])
-  t.same(ids(await page('model=group&model=token')), [5, 111, 113])
+  t.same(ids(await page('model=group&model=token')), [113], 'the last model')
 
   const dcim = await page('q=dcim&offset=50')
   t.equal(dcim.count, 45)
@@ -182,16 +191,40 @@ t.test('filters: id, app_label, model (repeatable, OR-ed) and q, AND-ed together
   t.equal(dcim.previous, `${LIST}?limit=50&q=dcim`)
   t.same(ids(await page('q=PREFIXL')), [160, 161], 'q is a case-insensitive substring of app_label or model')
   t.equal((await page('q=%20%20')).count, 163, 'a blank q filters nothing')
-  t.equal((await page('q=Tunnel')).count, 3)
+  t.equal((await page('q=%20Tunnel%20')).count, 3, 'stripped')
+  t.equal((await page('q=zzz&q=Tunnel')).count, 3, 'the last q')
   t.same(ids(await page('q=social&model=code')), [10])
   t.same(ids(await page('q=zzz')), [])
+  t.equal((await page('q=%25')).count, 0, '% is a literal character')
+  t.equal((await page('q=_')).count, 22, '_ too: only labels and models that have one')
+  const lookups = await page('id__gt=5&app_label__ic=dc&limit=1')
+  t.equal(lookups.count, 163, 'lookup-style names are unknown parameters: ignored')
+  t.equal(lookups.next, `${LIST}?app_label__ic=dc&id__gt=5&limit=1&offset=1`, 'and kept in links')
+})
 
-  for (const bad of ['id=abc', 'id=1.5', 'id=5&id=x']) {
-    const res = await get(app, `/api/extras/object-types/?${bad}`)
-    t.equal(res.statusCode, 400, bad)
-    t.equal(res.body, '{"id":["Enter a number."]}', bad)
-    t.match(res.headers, API_HEADERS, bad)
+t.test('invalid filters: one 400 naming each, in the order id, app_label, model, q', async (t) => {
+  const { app } = await build(t)
+  const cases: Array<[string, string]> = [
+    ['id=abc', '{"id":["Enter a number."]}'],
+    ['id=5&id=x', '{"id":["Enter a number."]}'],
+    ['id=NaN', '{"id":["Enter a number."]}'],
+    ['id=Infinity', '{"id":["Enter a number."]}'],
+    ['id=1.2.3', '{"id":["Enter a number."]}'],
+    ['id=0x10', '{"id":["Enter a number."]}'],
+    ['id=1e51', '{"id":["Ensure this value is less than or equal to 1e+50."]}'],
+    ['id=100000000000000007629769841091887003294964970946561', '{"id":["Ensure this value is less than or equal to 1e+50."]}'],
+    ['id=100000000000000007629769841091887003294964970946560.5', '{"id":["Ensure this value is less than or equal to 1e+50."]}'],
+    ['app_label=dcim%00', '{"app_label":["Null characters are not allowed."]}'],
+    ['q=%00&model=a%00b&id=x&app_label=%00', '{"id":["Enter a number."],"app_label":["Null characters are not allowed."],"model":["Null characters are not allowed."],"q":["Null characters are not allowed."]}'],
+    ['id=x&q=%00', '{"id":["Enter a number."],"q":["Null characters are not allowed."]}'],
+    ['id=5%00', '{"id":["Null characters are not allowed."]}'],
+  ]
+  for (const [query, body] of cases) {
+    const res = await get(app, `/api/extras/object-types/?${query}`)
+    t.same([res.statusCode, res.body], [400, body], query)
+    t.match(res.headers, API_HEADERS, query)
   }
+  t.equal((await get(app, '/api/extras/object-types/?id=100000000000000007629769841091887003294964970946560')).statusCode, 200, '1e50 as a double is the limit, exactly')
 })
 
 t.test('one object type', async (t) => {

@@ -30,9 +30,14 @@ t.test('/readyz turns 503 once the process is draining; /healthz stays 200', asy
   t.equal((await inject(app, { url: '/healthz' })).body, '{"status":"ok"}')
 })
 
-t.test('other methods and paths under the probes are plain 404s', async (t) => {
+t.test('other methods on the probes are a 405 like the API\'s; paths under them plain 404s', async (t) => {
   const { app } = await build(t)
-  for (const [method, url] of [['POST', '/healthz'], ['DELETE', '/readyz'], ['GET', '/healthz/'], ['GET', '/readyz/x']] as const) {
+  for (const [method, url] of [['POST', '/healthz'], ['DELETE', '/readyz'], ['OPTIONS', '/readyz'], ['PUT', '/healthz']] as const) {
+    const res = await inject(app, { method, url })
+    t.same([res.statusCode, res.body], [405, `{"detail":"Method \\"${method}\\" not allowed."}`], `${method} ${url}`)
+    t.match(res.headers, { ...PROBE_HEADERS, allow: 'GET, HEAD' }, `${method} ${url}`)
+  }
+  for (const [method, url] of [['GET', '/healthz/'], ['GET', '/readyz/x']] as const) {
     const res = await inject(app, { method, url })
     t.same([res.statusCode, res.body], [404, '{"detail":"Not found."}'], `${method} ${url}`)
   }

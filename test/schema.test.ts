@@ -20,7 +20,10 @@ t.test('GET /api/schema/ is a valid OpenAPI 3.1 document of the API', async (t) 
   const result = await new Validator().validate(document as unknown as Record<string, unknown>)
   t.same(result, { valid: true }, 'the OpenAPI 3.1 schema accepts it')
   t.equal(document.info.version, '4.3.7', "the profile's service version")
-  t.same(Object.keys(document.paths), ['/api/status/', '/api/extras/object-types/', '/api/extras/object-types/{id}/', '/api/schema/'])
+  t.same(Object.keys(document.paths), ['/api/', '/api/extras/', '/api/status/', '/api/extras/object-types/', '/api/extras/object-types.json',
+    '/api/extras/object-types/{id}/', '/api/extras/object-types/{id}.json', '/api/schema/'])
+  const list = document.paths['/api/extras/object-types/']!.get as unknown as { parameters: Array<{ name: string }> }
+  t.same(list.parameters.map((parameter) => parameter.name), ['limit', 'offset', 'id', 'app_label', 'model', 'q', 'ordering', 'format'])
   for (const [path, item] of Object.entries(document.paths)) {
     t.same(Object.keys(item.get.responses), ['200', '304', '400', '403', '404'], `every status a GET of ${path} can get`)
   }

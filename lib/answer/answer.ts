@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
-import type { HeaderSet } from '../api/headers.ts'
+import { REQUEST_ID, requestId, type HeaderSet } from '../api/headers.ts'
 
 /** Clients may keep an answer but must ask again each time (If-None-Match makes that cheap). */
 const CACHE_CONTROL = 'no-cache'
@@ -15,9 +15,12 @@ export interface Representation {
   readonly body: Buffer
   /** Strong: the same bytes always give the same tag, other bytes another. */
   readonly etag: string
-  readonly headers: Readonly<OutgoingHttpHeaders>
-  readonly notModifiedHeaders: Readonly<OutgoingHttpHeaders>
+  /** Name, value, name, value…: Node writes a flat list as it is, the fastest form. */
+  readonly headers: readonly string[]
+  readonly notModifiedHeaders: readonly string[]
 }
+
+const flat = (headers: OutgoingHttpHeaders) => Object.entries(headers).flatMap(([name, value]) => [name, String(value)])
 
 /** Computes, once per rendered body, its tag and the headers of its 200 and 304. */
 export function represent (route: string, body: Buffer, headers: HeaderSet): Representation {
@@ -27,23 +30,24 @@ export function represent (route: string, body: Buffer, headers: HeaderSet): Rep
     route,
     body,
     etag,
-    headers: { ...headers, 'cache-control': CACHE_CONTROL, etag, 'content-length': body.length },
+    headers: flat({ ...headers, 'cache-control': CACHE_CONTROL, etag, 'content-length': body.length }),
     // A 304 carries what the 200 would have said about caching, and no body.
-    notModifiedHeaders: { ...described, 'cache-control': CACHE_CONTROL, etag },
+    notModifiedHeaders: flat({ ...described, 'cache-control': CACHE_CONTROL, etag }),
   }
 }
 
 /**
  * The one answer function: turns a representation into the status, headers and bytes of the
- * answer to a GET or HEAD (Node sends no body for HEAD and keeps the Content-Length). Both the
- * fast path and Fastify's handler answer through it, so a hit is the miss's answer, byte for byte.
+ * answer to a GET or HEAD (Node sends no body for HEAD and keeps the Content-Length), with a
+ * fresh request id. Both the fast path and Fastify's handler answer through it, so a hit is
+ * the miss's answer, byte for byte but for Date and the request id.
  */
 export function answer (request: IncomingMessage, response: ServerResponse, representation: Representation): 200 | 304 {
   if (notModified(headerOf(request, 'if-none-match'), representation.etag)) {
-    response.writeHead(304, representation.notModifiedHeaders).end()
+    response.writeHead(304, [...representation.notModifiedHeaders, REQUEST_ID, requestId()]).end()
     return 304
   }
-  response.writeHead(200, representation.headers).end(representation.body)
+  response.writeHead(200, [...representation.headers, REQUEST_ID, requestId()]).end(representation.body)
   return 200
 }
 

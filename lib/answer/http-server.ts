@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { FastifyServerFactory } from 'fastify'
 import type { Config } from '../config.ts'
 import type { Lifecycle } from '../process/lifecycle.ts'
+import { refuseConnect, refuseExpectation } from '../api/errors.ts'
 import type { FastPath } from './fast-path.ts'
 
 type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxHeaderSize'>
@@ -25,6 +26,9 @@ export function httpServerFactory (limits: Limits, lifecycle: Lifecycle, fastPat
       if (fastPath?.answered(request, response) !== true) fastify(request, response)
     })
     server.keepAliveTimeout = limits.keepAliveTimeoutMs
+    // Every answer is JSON, also for what Node would otherwise answer, or drop, by itself.
+    server.on('connect', refuseConnect)
+    server.on('checkExpectation', refuseExpectation)
     return server
   }
 }

@@ -1,8 +1,9 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { Description, Detail, FieldErrors, ObjectType, ObjectTypePage, OpenApiDocument, Status } from '../../schemas/api.ts'
+import { ApiRoot, Description, Detail, FieldErrors, ObjectType, ObjectTypePage, OpenApiDocument, Status } from '../../schemas/api.ts'
 import type { Catalog, CatalogItem } from '../inventory/catalog.ts'
 import { filterOf } from '../reference/filters.ts'
-import { toJson } from '../reference/json.ts'
+import { orderedObject, toJson } from '../reference/json.ts'
+import { ordered, orderingOf } from '../reference/ordering.ts'
 import { pageLinks, pageRange, pageWindow, type PageSizes } from '../reference/pagination.ts'
 import { parseInteger, type QueryParams } from '../reference/query.ts'
 import { errors } from './errors.ts'
@@ -19,11 +20,13 @@ import { openApiDocument, type Parameter } from './openapi.ts'
 export interface RenderContext {
   /** Scheme and host (or PUBLIC_URL) that absolute URLs start with. */
   readonly base: string
+  /** The path as requested (a `.json` suffix included): links lead back to it. */
+  readonly path: string
   readonly query: QueryParams
   /** The path's parameters, by the names in its template. */
   readonly params: Readonly<Record<string, string>>
-  /** What item urls carry of the request's `format`: `?format=api`, `?format=json`, `?format=` or nothing. */
-  readonly formatSuffix: string
+  /** What an item's url has after its id: `/`, or `.json` for a suffixed request, then the request's `format` if any. */
+  readonly itemTail: string
   readonly catalog: Catalog
   readonly sizes: PageSizes
 }
@@ -37,6 +40,8 @@ export interface Response {
 export interface Endpoint {
   /** The route template, trailing slash included (`:name` for a parameter). */
   readonly path: string
+  /** Also served with a `.json` format suffix in place of the trailing slash (with or without one after it). */
+  readonly formatSuffix?: true
   /** What the OPTIONS answer calls it. */
   readonly name: string
   readonly description: string
@@ -73,18 +78,55 @@ export function declaredResponse (endpoint: Endpoint, method: string, status: nu
 }
 
 const OBJECT_TYPES_PATH = '/api/extras/object-types/'
+
+/** The reference's filter set for object types: one value each (the last), AND-ed. */
+const FILTERS: readonly Parameter[] = [
+  { name: 'id', description: 'Only this id: a decimal number, truncated to an integer (`5.9` is 5); at most 1e50.', schema: { type: 'string' } },
+  { name: 'app_label', description: 'Only this app label, exactly.', schema: { type: 'string' } },
+  { name: 'model', description: 'Only this model, exactly.', schema: { type: 'string' } },
+  { name: 'q', description: 'Only types whose app label or model contains this, in any case.', schema: { type: 'string' } },
+]
 const OBJECT_TYPES_DESCRIPTION = 'Read-only list of object types.'
 
-function renderItem (item: CatalogItem, { base, formatSuffix }: RenderContext): string {
-  return item.head + base + OBJECT_TYPES_PATH + item.id + '/' + formatSuffix + item.tail
+function renderItem (item: CatalogItem, { base, itemTail }: RenderContext): string {
+  return item.head + base + OBJECT_TYPES_PATH + item.id + itemTail + item.tail
 }
+
+/** An API root: what it leads to, by name, as absolute URLs. */
+function renderRoot (base: string, children: ReadonlyArray<readonly [string, string]>): Buffer {
+  return Buffer.from(orderedObject(children.map(([name, path]) => [name, toJson(base + path)])))
+}
+
+const API_ROOT_PATH = '/api/'
+const EXTRAS_PATH = '/api/extras/'
+const STATUS_PATH = '/api/status/'
 
 // One document per profile (its version is the service's), made when first asked for.
 const documents = new WeakMap<Catalog, Buffer>()
 
 export const ENDPOINTS: readonly Endpoint[] = [
   {
-    path: '/api/status/',
+    path: API_ROOT_PATH,
+    name: 'API Root',
+    description: 'The root of the REST API: what this service serves of it.',
+    operationId: 'api_root',
+    summary: 'Links to what this service serves: extras and status.',
+    parameters: [],
+    responses: { 200: { schema: ApiRoot, description: 'Names and absolute URLs.' } },
+    render: ({ base }) => renderRoot(base, [['extras', EXTRAS_PATH], ['status', STATUS_PATH]]),
+  },
+  {
+    path: EXTRAS_PATH,
+    name: 'Extras',
+    description: 'Extras API root view.',
+    operationId: 'extras_root',
+    summary: 'Links to what this service serves of extras: object types.',
+    parameters: [],
+    responses: { 200: { schema: ApiRoot, description: 'Names and absolute URLs.' } },
+    render: ({ base }) => renderRoot(base, [['object-types', OBJECT_TYPES_PATH]]),
+  },
+  {
+    path: STATUS_PATH,
     name: 'Status',
     description: "A lightweight read-only endpoint for conveying the service's current operational status.",
     operationId: 'status_retrieve',
@@ -95,6 +137,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   {
     path: OBJECT_TYPES_PATH,
+    formatSuffix: true,
     name: 'Object Type List',
     description: OBJECT_TYPES_DESCRIPTION,
     operationId: 'extras_object_types_list',
@@ -102,21 +145,19 @@ export const ENDPOINTS: readonly Endpoint[] = [
     parameters: [
       { name: 'limit', description: 'Page size: PAGINATE_COUNT (50) when absent or not a whole number, MAX_PAGE_SIZE (1000) for 0 or anything larger.', schema: { type: 'integer' } },
       { name: 'offset', description: 'Items to skip: 0 when absent, negative or not a whole number.', schema: { type: 'integer' } },
-      { name: 'id', description: 'Only these ids (repeatable).', schema: { type: 'array', items: { type: 'integer' } } },
-      { name: 'app_label', description: 'Only these app labels (repeatable).', schema: { type: 'array', items: { type: 'string' } } },
-      { name: 'model', description: 'Only these models (repeatable).', schema: { type: 'array', items: { type: 'string' } } },
-      { name: 'q', description: 'Only types whose app label or model contains this, in any case.', schema: { type: 'string' } },
+      ...FILTERS,
+      { name: 'ordering', description: 'Replaces the order: `id`, `app_label`, `model`, each with an optional `-` for descending, comma-separated; unknown terms are dropped, ties keep the default order (app label, display).', schema: { type: 'string' } },
     ],
     responses: {
       200: { schema: ObjectTypePage, description: 'A page of object types with links to the next and previous pages.' },
       400: { schema: Type.Union([FieldErrors, Detail]), description: 'A Host that ALLOWED_HOSTS refuses, or a filter value that is not valid (`{"id":["Enter a number."]}`).' },
     },
     render (context) {
-      const { base, query, catalog, sizes } = context
-      const items = catalog.select(filterOf(query))
+      const { base, path, query, catalog, sizes } = context
+      const items = ordered(catalog.select(filterOf(query)), orderingOf(query))
       const window = pageWindow(query, sizes)
       const [start, end] = pageRange(window, items.length)
-      const [next, previous] = pageLinks(base + OBJECT_TYPES_PATH, query, window, items.length)
+      const [next, previous] = pageLinks(base + path, query, window, items.length)
       let body = `{"count":${items.length},"next":${toJson(next)},"previous":${toJson(previous)},"results":[`
       for (let i = start; i < end; i++) body += (i === start ? '' : ',') + renderItem(items[i]!, context)
       return Buffer.from(body + ']}')
@@ -124,21 +165,25 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   {
     path: `${OBJECT_TYPES_PATH}:id/`,
+    formatSuffix: true,
     name: 'Object Type Instance',
     description: OBJECT_TYPES_DESCRIPTION,
     operationId: 'extras_object_types_retrieve',
     summary: 'One object type, as the list shows it.',
-    parameters: [{ name: 'id', in: 'path', required: true, description: 'The object type\'s id.', schema: { type: 'integer' } }],
+    parameters: [{ name: 'id', in: 'path', required: true, description: 'The object type\'s id.', schema: { type: 'integer' } }, ...FILTERS],
     responses: {
       200: { schema: ObjectType, description: 'The object type.' },
-      404: { schema: Detail, description: 'An unknown `format`, or no object type with this id.' },
+      400: { schema: Type.Union([FieldErrors, Detail]), description: 'A Host that ALLOWED_HOSTS refuses, or a filter value that is not valid.' },
+      404: { schema: Detail, description: 'An unknown `format`, no object type with this id, or one the filters leave out.' },
     },
     render (context) {
+      // As in the reference, the list's filters apply here too, and are checked first.
+      const filter = filterOf(context.query)
       // The reference looks the id up as an integer: text that is none is a plain 404.
       const id = parseInteger(context.params.id!)
       if (id === undefined) throw errors.notFound()
       const item = context.catalog.item(String(id))
-      if (item === undefined) throw errors.noObjectType()
+      if (item === undefined || !context.catalog.matches(item, filter)) throw errors.noObjectType()
       return Buffer.from(renderItem(item, context))
     },
   },

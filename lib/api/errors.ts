@@ -1,5 +1,6 @@
-import { STATUS_CODES } from 'node:http'
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { httpErrors, type HttpError } from '@fastify/sensible'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { toJson } from '../reference/json.ts'
@@ -17,6 +18,8 @@ export const MESSAGES = {
   moved: 'Moved permanently.',
   serverError: 'A server error occurred.',
   notANumber: 'Enter a number.',
+  tooLarge: 'Ensure this value is less than or equal to 1e+50.',
+  nullCharacter: 'Null characters are not allowed.',
   // Token authentication (LOGIN_REQUIRED).
   noCredentials: 'Authentication credentials were not provided.',
   noTokenKey: 'Invalid token header. No credentials provided.',
@@ -26,6 +29,7 @@ export const MESSAGES = {
   badRequest: 'Bad request.',
   headersTooLarge: 'Request header fields too large.',
   requestTimeout: 'Request timeout.',
+  expectationFailed: 'Expectation failed.',
 } as const
 
 /** The reference's error body: `{"detail":"…"}`. */
@@ -100,12 +104,28 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
 export function clientErrorHandler (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   const [status, message] = CLIENT_ERRORS[String(error.code)] ?? [400, MESSAGES.badRequest]
   this.log.debug({ err: error }, 'client error')
-  // A reset connection is no longer writable: there is no one to answer.
-  if (socket.writable) {
-    const body = detail(message)
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_HEADERS['content-type']}\r\n` +
-      `Vary: ${JSON_HEADERS.vary}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`)
-    socket.write(body)
-  }
+  answerAndClose(socket, status, message)
   socket.destroy(error)
+}
+
+/** CONNECT never reaches a request handler in Node: the reference's 405, and the connection closes. */
+export function refuseConnect (_request: IncomingMessage, socket: Duplex): void {
+  answerAndClose(socket, 405, MESSAGES.methodNotAllowed('CONNECT'))
+  socket.destroy()
+}
+
+/** An Expect header other than 100-continue: Node's 417, in JSON like every answer. */
+export function refuseExpectation (_request: IncomingMessage, response: ServerResponse): void {
+  const body = detail(MESSAGES.expectationFailed)
+  response.writeHead(417, { ...JSON_HEADERS, 'content-length': body.length }).end(body)
+}
+
+/** Writes a JSON error straight to a socket, for what never becomes a request. */
+function answerAndClose (socket: Duplex, status: number, message: string): void {
+  // A reset connection is no longer writable: there is no one to answer.
+  if (!socket.writable) return
+  const body = detail(message)
+  socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_HEADERS['content-type']}\r\n` +
+    `Vary: ${JSON_HEADERS.vary}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`)
+  socket.write(body)
 }

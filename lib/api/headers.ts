@@ -1,23 +1,61 @@
+import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Catalog } from '../inventory/catalog.ts'
+
+export type HeaderSet = Readonly<Record<string, string>>
 
 /** Every JSON answer: the reference's Content-Type carries no charset. */
 export const JSON_HEADERS = { 'content-type': 'application/json', vary: 'Accept' } as const
 
-/** Every answer of an API endpoint, its errors included. */
-export const ENDPOINT_HEADERS = { ...JSON_HEADERS, allow: 'GET, HEAD, OPTIONS' } as const
+/** The methods of every API endpoint: its Allow header, on every answer of it, errors included. */
+export const ENDPOINT_METHODS = 'GET, HEAD, OPTIONS'
 
-export type HeaderSet = Readonly<Record<string, string>>
+/** The reference's middleware: on every answer under /api/, with API-Version and a fresh X-Request-ID. */
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'cross-origin-opener-policy': 'same-origin',
+  'x-frame-options': 'SAMEORIGIN',
+} as const
+
+/** The headers of the answers under /api/ for one profile (its API-Version), made once per profile. */
+export interface ApiHeaders {
+  /** Any answer under /api/. */
+  readonly api: HeaderSet
+  /** Any answer of an endpoint: `api` and Allow. */
+  readonly endpoint: HeaderSet
+}
+
+const byCatalog = new WeakMap<Catalog, ApiHeaders>()
+
+export function apiHeaders (catalog: Catalog): ApiHeaders {
+  let headers = byCatalog.get(catalog)
+  if (headers === undefined) {
+    // `4.3.7` -> `4.3`, as the reference's settings derive it.
+    const apiVersion = catalog.profile.status['service-version'].split('.').slice(0, 2).join('.')
+    const api = { ...JSON_HEADERS, 'api-version': apiVersion, ...SECURITY_HEADERS }
+    headers = { api, endpoint: { ...api, allow: ENDPOINT_METHODS } }
+    byCatalog.set(catalog, headers)
+  }
+  return headers
+}
+
+/** The header every answer under /api/ carries a new value of. */
+export const REQUEST_ID = 'x-request-id'
+export const requestId: () => string = randomUUID
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The headers every answer of the route carries; JSON_HEADERS when unset. */
-    headers?: HeaderSet
+    /** The Allow header of every answer of the route. */
+    allow?: string
+    /** The route answers something else than JSON (its handler sets the Content-Type). */
+    notJson?: true
   }
 }
 
 /**
  * The one place where answers sent through Fastify get their headers: errors, redirects,
- * OPTIONS, probes. A 200 or 304 of an endpoint is written by answer() instead (see
+ * OPTIONS, roots, probes. A 200 or 304 of an endpoint is written by answer() instead (see
  * answer/answer.ts), from a representation built with the same sets.
  */
 export function installHeaders (app: FastifyInstance): void {
@@ -27,7 +65,15 @@ export function installHeaders (app: FastifyInstance): void {
   })
 }
 
-/** Sets the headers of the request's route; also for answers sent before routing, which skip onSend. */
+/** Sets the headers of the request's answer; also for answers sent before routing, which skip onSend. */
 export function setHeaders (request: FastifyRequest, reply: FastifyReply): void {
-  reply.headers(request.routeOptions.config.headers ?? JSON_HEADERS)
+  const { allow, notJson } = request.routeOptions.config
+  if (notJson === true) return
+  if (request.url.startsWith('/api/')) {
+    reply.headers(apiHeaders(request.server.served.current.catalog).api)
+    reply.header(REQUEST_ID, requestId())
+  } else {
+    reply.headers(JSON_HEADERS)
+  }
+  if (allow !== undefined) reply.header('allow', allow)
 }

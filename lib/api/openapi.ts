@@ -56,7 +56,14 @@ export function openApiDocument (endpoints: readonly Endpoint[], serviceVersion:
       version: serviceVersion,
       description: 'The read-only status and object-type API of the inventory service.',
     },
-    paths: Object.fromEntries(endpoints.map((endpoint) => [endpoint.path.replace(/:(\w+)/g, '{$1}'), operation(endpoint)])),
+    paths: Object.fromEntries(endpoints.flatMap((endpoint) => {
+      const path = endpoint.path.replace(/:(\w+)/g, '{$1}')
+      const plainPath: Array<[string, unknown]> = [[path, operation(endpoint)]]
+      if (endpoint.formatSuffix !== true) return plainPath
+      // The same GET with the reference's format suffix, as `format=json` (a trailing slash after it is optional).
+      const { get } = operation(endpoint)
+      return [...plainPath, [`${path.slice(0, -1)}.json`, { get: { ...get, operationId: `${endpoint.operationId}_json`, summary: `${endpoint.summary} With the .json format suffix: item urls end in .json.` } }]]
+    })),
     components: {
       schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, plain(schema)])),
       securitySchemes: {

@@ -5,10 +5,10 @@ import { cacheKeyOf } from '../answer/cache-key.ts'
 import type { Served } from '../inventory/served.ts'
 import type { PageSizes } from '../reference/pagination.ts'
 import { toJson } from '../reference/json.ts'
-import { lastValue, type QueryParams } from '../reference/query.ts'
+import { encodeQuery, lastValue, type QueryParams } from '../reference/query.ts'
 import { ENDPOINTS, type Endpoint } from './endpoints.ts'
 import { errors, sendJson } from './errors.ts'
-import { ENDPOINT_HEADERS } from './headers.ts'
+import { apiHeaders, ENDPOINT_METHODS } from './headers.ts'
 import type { ApiTokens } from './tokens.ts'
 
 /** Every method Node parses except CONNECT, which never reaches a request handler. */
@@ -28,7 +28,19 @@ type ApiRequest = FastifyRequest<{ Querystring: QueryParams, Params: Record<stri
 
 // `format` selects a renderer in the reference: `api` (the browsable one, whose body here is
 // the same JSON) and `json`; an empty value selects none. Any other value is a 404 there.
-const FORMAT_SUFFIXES = new Map([['', '?format='], ['api', '?format=api'], ['json', '?format=json']])
+// What follows an item's id in its url, by the request's `format`.
+const ITEM_TAILS = new Map([['', '/?format='], ['api', '/?format=api'], ['json', '/?format=json']])
+
+/**
+ * What follows an item's id in its url, or undefined for a format the reference has no
+ * renderer for. A path's `.json` suffix wins over the `format` parameter, which item urls
+ * keep all the same (as the reference's reverse() keeps it).
+ */
+function itemTailOf (pathFormat: string | undefined, format: string | undefined): string | undefined {
+  if (pathFormat === undefined) return format === undefined ? '/' : ITEM_TAILS.get(format)
+  if (pathFormat !== 'json') return undefined
+  return format === undefined ? '.json' : '.json?' + encodeQuery(new Map([['format', [format]]]))
+}
 
 /** A concrete path's matcher for a route template: `:name` is one path segment. */
 export function pathPattern (template: string): RegExp {
@@ -40,28 +52,33 @@ const UNSLASHED = ENDPOINTS.map((endpoint) => pathPattern(endpoint.path.slice(0,
 /** A known endpoint's path without its trailing slash: the reference redirects it to the slashed one. */
 export const lacksSlash = (path: string): boolean => UNSLASHED.some((pattern) => pattern.test(path))
 
+/** The route templates of an endpoint: its path and, with `formatSuffix`, `<path>.<format>` with or without a slash. */
+export function routeUrls ({ path, formatSuffix }: Endpoint): string[] {
+  return formatSuffix === true ? [path, `${path.slice(0, -1)}.:format`, `${path.slice(0, -1)}.:format/`] : [path]
+}
+
 /** Registers every endpoint of the table for every method. */
 export function registerEndpoints (app: FastifyInstance, access: ApiAccess, sizes: PageSizes): void {
   for (const endpoint of ENDPOINTS) registerEndpoint(app, access, sizes, endpoint)
 }
 
 /**
- * One endpoint: GET and HEAD render (or take from the cache) and answer through answer();
+ * One endpoint, at its path and (with `formatSuffix`) at `<path>.<format>` with or without a
+ * trailing slash: GET and HEAD render (or take from the cache) and answer through answer();
  * OPTIONS describes it; other methods are a 405. Each checks `format`, then the token, so
  * the order of checks is the reference's: Host (a hook), `format`, token, method.
  */
 function registerEndpoint (app: FastifyInstance, access: ApiAccess, sizes: PageSizes, endpoint: Endpoint): void {
   const { served, trustsProxies, tokens } = access
-  type Respond = (request: ApiRequest, reply: FastifyReply, formatSuffix: string) => void
+  type Respond = (request: ApiRequest, reply: FastifyReply, itemTail: string) => void
   const checked = (respond: Respond) => (request: ApiRequest, reply: FastifyReply) => {
-    const format = lastValue(request.query, 'format')
-    const formatSuffix = format === undefined ? '' : FORMAT_SUFFIXES.get(format)
-    if (formatSuffix === undefined) throw errors.notFound()
+    const itemTail = itemTailOf(request.params.format, lastValue(request.query, 'format'))
+    if (itemTail === undefined) throw errors.notFound()
     const refusal = tokens?.refusal(request.raw)
     if (refusal !== undefined) throw errors.forbidden(refusal)
-    respond(request, reply, formatSuffix)
+    respond(request, reply, itemTail)
   }
-  const config = { headers: ENDPOINT_HEADERS }
+  const config = { allow: ENDPOINT_METHODS }
   const optionsBody = Buffer.from(toJson({
     name: endpoint.name,
     description: endpoint.description,
@@ -69,37 +86,42 @@ function registerEndpoint (app: FastifyInstance, access: ApiAccess, sizes: PageS
     parses: ['application/json'],
   }))
 
-  app.route({
-    method: ['GET', 'HEAD'],
-    url: endpoint.path,
-    config,
-    handler: checked((request, reply, formatSuffix) => {
-      const { catalog, cache } = served.current
-      const key = cacheKeyOf(request.raw, trustsProxies)
-      let representation = key === undefined ? undefined : cache.get(key)
-      if (representation === undefined) {
-        const body = endpoint.render({ base: request.baseUrl, query: request.query, params: request.params, formatSuffix, catalog, sizes })
-        representation = represent(endpoint.path, body, ENDPOINT_HEADERS)
-        if (key !== undefined) cache.set(key, representation)
-      }
-      // Written by the fast path's function, not Fastify's send: the repeats of this request
-      // are answered from the cache with the same bytes. onResponse hooks still run.
-      reply.hijack()
-      answer(request.raw, reply.raw, representation)
-    }),
-  })
-  app.route({
-    method: 'OPTIONS',
-    url: endpoint.path,
-    config,
-    handler: checked((_request, reply) => sendJson(reply, 200, optionsBody)),
-  })
-  app.route({
-    method: OTHER_METHODS,
-    url: endpoint.path,
-    config,
-    handler: checked((request) => {
-      throw errors.methodNotAllowed(request.method)
-    }),
-  })
+  for (const url of routeUrls(endpoint)) route(url)
+  function route (url: string) {
+    app.route({
+      method: ['GET', 'HEAD'],
+      url,
+      config,
+      handler: checked((request, reply, itemTail) => {
+        const { catalog, cache } = served.current
+        const key = cacheKeyOf(request.raw, trustsProxies)
+        let representation = key === undefined ? undefined : cache.get(key)
+        if (representation === undefined) {
+          // The path the router matched: it ends where find-my-way's does, at `?`, `;` or `#`.
+          const path = /^[^?;#]*/.exec(request.url)![0]
+          const body = endpoint.render({ base: request.baseUrl, path, query: request.query, params: request.params, itemTail, catalog, sizes })
+          representation = represent(url, body, apiHeaders(catalog).endpoint)
+          if (key !== undefined) cache.set(key, representation)
+        }
+        // Written by the fast path's function, not Fastify's send: the repeats of this request
+        // are answered from the cache with the same bytes. onResponse hooks still run.
+        reply.hijack()
+        answer(request.raw, reply.raw, representation)
+      }),
+    })
+    app.route({
+      method: 'OPTIONS',
+      url,
+      config,
+      handler: checked((_request, reply) => sendJson(reply, 200, optionsBody)),
+    })
+    app.route({
+      method: OTHER_METHODS,
+      url,
+      config,
+      handler: checked((request) => {
+        throw errors.methodNotAllowed(request.method)
+      }),
+    })
+  }
 }

@@ -15,10 +15,11 @@ export interface CatalogItem {
   readonly tail: string
 }
 
+/** Exact matches (an id in canonical decimal form) and `q`, all AND-ed. */
 export interface Filter {
-  readonly ids?: ReadonlySet<string>
-  readonly appLabels?: ReadonlySet<string>
-  readonly models?: ReadonlySet<string>
+  readonly id?: string
+  readonly appLabel?: string
+  readonly model?: string
   /** Already upper-cased. */
   readonly q?: string
 }
@@ -71,18 +72,17 @@ export class Catalog {
 
   /** The items that pass every given filter, in list order. */
   select (filter: Filter): readonly CatalogItem[] {
-    const { ids, appLabels, models, q } = filter
-    let candidates = this.items
-    if (appLabels !== undefined) {
-      // Groups are in list order and app label is the first sort key, so
-      // concatenating them in sorted label order keeps list order.
-      candidates = [...appLabels].sort(compareCodePoints).flatMap((label) => this.#byAppLabel.get(label) ?? [])
-    }
-    if (ids === undefined && models === undefined && q === undefined) return candidates
-    return candidates.filter((item) =>
-      (ids === undefined || ids.has(String(item.id))) &&
-      (models === undefined || models.has(item.model)) &&
-      (q === undefined || item.searchText[0].includes(q) || item.searchText[1].includes(q)))
+    const candidates = filter.appLabel === undefined ? this.items : this.#byAppLabel.get(filter.appLabel) ?? []
+    if (filter.id === undefined && filter.model === undefined && filter.q === undefined) return candidates
+    return candidates.filter((item) => this.matches(item, filter))
+  }
+
+  /** Whether an item passes every given filter. */
+  matches (item: CatalogItem, { id, appLabel, model, q }: Filter): boolean {
+    return (id === undefined || String(item.id) === id) &&
+      (appLabel === undefined || item.appLabel === appLabel) &&
+      (model === undefined || item.model === model) &&
+      (q === undefined || item.searchText[0].includes(q) || item.searchText[1].includes(q))
   }
 }
 

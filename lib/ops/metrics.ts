@@ -89,7 +89,7 @@ export function metricsRoutes (app: FastifyInstance, metrics: Metrics): void {
     method: ['GET', 'HEAD'],
     url: '/metrics',
     // Prometheus's text format, not JSON.
-    config: { anyHost: true, headers: {} },
+    config: { anyHost: true, notJson: true },
     async handler (_request, reply) {
       reply.header('content-type', metrics.registry.contentType)
       return metrics.registry.metrics()

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { sendJson } from '../api/errors.ts'
+import { errors, sendJson } from '../api/errors.ts'
+import { ROUTED_METHODS } from '../api/routes.ts'
 import type { Lifecycle } from '../process/lifecycle.ts'
 import { toJson } from '../reference/json.ts'
 
@@ -15,15 +16,25 @@ export const PROBE_PATHS = ['/healthz', '/readyz'] as const
  * address the process by IP, so these answer any Host.
  */
 export function probeRoutes (app: FastifyInstance, lifecycle: Lifecycle): void {
-  const probe = (url: typeof PROBE_PATHS[number], answer: () => [number, Buffer]) => app.route({
-    method: ['GET', 'HEAD'],
-    url,
-    config: { anyHost: true },
-    handler (_request, reply) {
-      const [status, body] = answer()
-      sendJson(reply, status, body)
-    },
-  })
+  const probe = (url: typeof PROBE_PATHS[number], answer: () => [number, Buffer]) => {
+    app.route({
+      method: ['GET', 'HEAD'],
+      url,
+      config: { anyHost: true },
+      handler (_request, reply) {
+        const [status, body] = answer()
+        sendJson(reply, status, body)
+      },
+    })
+    app.route({
+      method: ROUTED_METHODS.filter((method) => method !== 'GET' && method !== 'HEAD'),
+      url,
+      config: { anyHost: true, allow: 'GET, HEAD' },
+      handler (request) {
+        throw errors.methodNotAllowed(request.method)
+      },
+    })
+  }
   probe('/healthz', () => [200, ALIVE])
   probe('/readyz', () => lifecycle.ready ? [200, READY] : [503, DRAINING])
 }

@@ -1,25 +1,77 @@
 import { errors, MESSAGES } from '../api/errors.ts'
 import type { Filter } from '../inventory/catalog.ts'
-import { lastValue, parseInteger, type QueryParams } from './query.ts'
+import { lastValue, pyStrip, type QueryParams } from './query.ts'
 
-/** The object-type filters the reference offers; a value that cannot match anything is a 400 there. */
+/**
+ * The reference's filter set for object types, read as its form fields read them: each filter
+ * takes ONE value (the last of a repeated parameter), stripped of surrounding white space; an
+ * empty one is no filter. Every invalid value is reported at once, in the filter set's order.
+ */
+
+/** The last value of a filter, stripped; undefined when absent or blank. */
+function valueOf (params: QueryParams, name: string): string | undefined {
+  const value = lastValue(params, name)
+  if (value === undefined) return undefined
+  const stripped = pyStrip(value)
+  return stripped === '' ? undefined : stripped
+}
+
+/** The filters of a list or item request; throws the reference's 400 naming every invalid one. */
 export function filterOf (params: QueryParams): Filter {
-  const given = (name: string) => {
-    const values = params.get(name)?.filter((value) => value !== '')
-    return values === undefined || values.length === 0 ? undefined : values
+  const problems: Record<string, string[]> = {}
+  const id = valueOf(params, 'id')
+  const appLabel = valueOf(params, 'app_label')
+  const model = valueOf(params, 'model')
+  const q = valueOf(params, 'q')
+  let idKey: string | undefined
+  if (id !== undefined) {
+    const read = id.includes('\0') ? MESSAGES.nullCharacter : decimalId(id)
+    if (typeof read === 'string') problems.id = [read]
+    else idKey = String(read)
   }
-  const ids = given('id')?.map((text) => {
-    const id = parseInteger(text)
-    if (id === undefined) throw errors.fields({ id: [MESSAGES.notANumber] })
-    return String(id)
-  })
-  const appLabels = given('app_label')
-  const models = given('model')
-  const q = lastValue(params, 'q')
+  for (const [name, value] of [['app_label', appLabel], ['model', model], ['q', q]] as const) {
+    if (value?.includes('\0') === true) problems[name] = [MESSAGES.nullCharacter]
+  }
+  if (Object.keys(problems).length > 0) throw errors.fields(problems)
   return {
-    ...(ids !== undefined && { ids: new Set(ids) }),
-    ...(appLabels !== undefined && { appLabels: new Set(appLabels) }),
-    ...(models !== undefined && { models: new Set(models) }),
-    ...(q !== undefined && q.trim() !== '' && { q: q.toUpperCase() }),
+    ...(idKey !== undefined && { id: idKey }),
+    ...(appLabel !== undefined && { appLabel }),
+    ...(model !== undefined && { model }),
+    // Matched like SQL's UPPER(column) LIKE UPPER('%value%'): `_` and `%` are literal here.
+    ...(q !== undefined && { q: q.toUpperCase() }),
   }
+}
+
+// Python's Decimal(): sign, digits with an optional fraction (or a fraction alone), an optional
+// exponent; underscores between digits. Infinity and NaN parse there too, but are not numbers to a form.
+const DECIMAL = /^([+-]?)(?:([0-9](?:_?[0-9])*)(?:\.((?:[0-9](?:_?[0-9])*)?))?|\.([0-9](?:_?[0-9])*))(?:[eE]([+-]?[0-9](?:_?[0-9])*))?$/
+
+/** The largest value the reference's number filter takes: the double nearest 1e50, exactly. */
+const MAX_VALUE = BigInt(1e50)
+
+/**
+ * An id filter value as the reference reads it: a decimal number, at most 1e50, truncated
+ * toward zero to an integer (what the database compares with). The integer, ±Infinity when
+ * it is far past any id (it then matches nothing), or the reference's message.
+ */
+export function decimalId (text: string): number | string {
+  const match = DECIMAL.exec(text)
+  if (match === null) return MESSAGES.notANumber
+  const [, sign, whole = '', fraction = '', fractionOnly, exponentText = '0'] = match
+  const digits = (whole + (fractionOnly ?? fraction)).replaceAll('_', '').replace(/^0+/, '')
+  if (digits === '') return 0
+  // value = digits × 10^scale
+  const exponent = Number(exponentText.replaceAll('_', ''))
+  const scale = exponent - (fractionOnly ?? fraction).replaceAll('_', '').length
+  const integerDigits = digits.length + scale
+  if (sign !== '-' && integerDigits > 51) return MESSAGES.tooLarge
+  if (integerDigits <= 0) return 0
+  const integer = scale >= 0 ? digits + '0'.repeat(scale) : digits.slice(0, integerDigits)
+  if (sign !== '-' && integerDigits === 51) {
+    const excess = BigInt(integer) - MAX_VALUE
+    if (excess > 0n || (excess === 0n && /[1-9]/.test(digits.slice(integerDigits)))) return MESSAGES.tooLarge
+  }
+  // Past 2^53 an id cannot be stored here (a profile's ids are at most 2^31 - 1): it matches nothing.
+  if (integerDigits > 16) return sign === '-' ? -Infinity : Infinity
+  return sign === '-' ? -Number(integer) : Number(integer)
 }

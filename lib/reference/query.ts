@@ -87,9 +87,17 @@ function quotePlus (text: string): string {
   return encoded
 }
 
+// Python's white space (str.isspace), which str.strip() and int() skip.
+const PY_WHITESPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*'
+const PY_STRIP = new RegExp(`^${PY_WHITESPACE}|${PY_WHITESPACE}$`, 'g')
+
+/** Python's str.strip(). */
+export function pyStrip (text: string): string {
+  return text.replace(PY_STRIP, '')
+}
+
 // Python's int(): optional surrounding whitespace and sign, digits with single
 // underscores between them; more than 4300 digits is a ValueError.
-const PY_WHITESPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*'
 const PY_INT = new RegExp(`^${PY_WHITESPACE}([+-]?)([0-9](?:_?[0-9])*)${PY_WHITESPACE}$`)
 const PY_MAX_DIGITS = 4300
 

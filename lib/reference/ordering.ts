@@ -1,0 +1,39 @@
+import type { CatalogItem } from '../inventory/catalog.ts'
+import { compareCodePoints, lastValue, pyStrip, type QueryParams } from './query.ts'
+
+type Compare = (a: CatalogItem, b: CatalogItem) => number
+
+/** The fields the reference lets `ordering` name, and how they compare. */
+const FIELDS: Readonly<Record<string, Compare>> = {
+  id: (a, b) => a.id - b.id,
+  app_label: (a, b) => compareCodePoints(a.appLabel, b.appLabel),
+  model: (a, b) => compareCodePoints(a.model, b.model),
+}
+
+/**
+ * `ordering` as the reference's ordering filter reads it: the last parameter, split at commas,
+ * each term stripped, `-` for descending, unknown terms dropped. undefined: the default order.
+ */
+export function orderingOf (params: QueryParams): Compare | undefined {
+  const value = lastValue(params, 'ordering')
+  if (value === undefined || value === '') return undefined
+  const terms: Compare[] = []
+  for (const term of value.split(',').map(pyStrip)) {
+    const descending = term.startsWith('-')
+    const compare = Object.hasOwn(FIELDS, descending ? term.slice(1) : term) ? FIELDS[descending ? term.slice(1) : term]! : undefined
+    if (compare !== undefined) terms.push(descending ? (a, b) => compare(b, a) : compare)
+  }
+  if (terms.length === 0) return undefined
+  return (a, b) => {
+    for (const compare of terms) {
+      const order = compare(a, b)
+      if (order !== 0) return order
+    }
+    return 0
+  }
+}
+
+/** The items in this ordering; a stable sort, so ties keep the default order they come in. */
+export function ordered (items: readonly CatalogItem[], compare: Compare | undefined): readonly CatalogItem[] {
+  return compare === undefined ? items : [...items].sort(compare)
+}

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
+import { getHeapStatistics } from 'node:v8'
 import { Value } from '@sinclair/typebox/value'
 import { Environment } from '../schemas/config.ts'
 import type { Level } from 'pino'
@@ -33,6 +34,8 @@ export interface Config {
   logLevel: Level | 'silent'
   accessLog: boolean
   metrics: boolean
+  /** Bytes of rendered answers the response cache may hold. */
+  cacheBytes: number
 }
 
 export class ConfigError extends Error {
@@ -91,7 +94,20 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
     logLevel: raw.LOG_LEVEL as Config['logLevel'],
     accessLog: raw.ACCESS_LOG === 'true',
     metrics: raw.METRICS === 'true',
+    cacheBytes: raw.CACHE_MAX_MB === undefined ? defaultCacheBytes() : positive('CACHE_MAX_MB', raw.CACHE_MAX_MB) * MiB,
   }
+}
+
+const MiB = 1024 * 1024
+
+/**
+ * A share of the heap V8 may grow to (which Node sizes from the container's memory limit, or
+ * --max-old-space-size sets): the cache must leave room for the answers being made and their
+ * garbage, or a small container runs out of heap under load. At most 32 MiB: past that, a
+ * larger cache buys few hits and costs RSS.
+ */
+function defaultCacheBytes (): number {
+  return Math.min(32 * MiB, Math.floor(getHeapStatistics().heap_size_limit / 8))
 }
 
 function positive (name: string, value: string): number {

@@ -22,6 +22,7 @@ t.test('defaults', async (t) => {
     logLevel: 'info',
     accessLog: false,
     metrics: false,
+    cacheBytes: 32 * 1024 * 1024,
   })
 })
 
@@ -48,6 +49,7 @@ t.test('every variable, set', async (t) => {
     LOG_LEVEL: 'debug',
     ACCESS_LOG: 'true',
     METRICS: 'true',
+    CACHE_MAX_MB: '12',
     UNRELATED: 'ignored',
   }), {
     port: 9000,
@@ -71,6 +73,7 @@ t.test('every variable, set', async (t) => {
     logLevel: 'debug',
     accessLog: true,
     metrics: true,
+    cacheBytes: 12 * 1024 * 1024,
   })
   t.equal(loadConfig({ WORKERS: 'auto' }).workers, availableParallelism(), 'auto: one per available CPU')
   t.notOk('allowedHosts' in loadConfig({ ALLOWED_HOSTS: 'a.test,*' }), '* anywhere allows every host')
@@ -89,6 +92,8 @@ t.test('a bad value names the variable and the problem', async (t) => {
     [{ DRAIN_DELAY_MS: '5s' }, 'DRAIN_DELAY_MS="5s": Expected string to match \'^[0-9]+$\' (after SIGTERM, how long /readyz answers 503 while the API keeps serving, in ms)'],
     [{ HEADERS_TIMEOUT_MS: '60000' }, 'REQUEST_TIMEOUT_MS="30000": expected at least HEADERS_TIMEOUT_MS (60000)'],
     [{ MAX_HEADER_SIZE: '0' }, 'MAX_HEADER_SIZE="0": expected a whole number from 1 up'],
+    [{ CACHE_MAX_MB: '0' }, 'CACHE_MAX_MB="0": expected a whole number from 1 up'],
+    [{ CACHE_MAX_MB: '32M' }, 'CACHE_MAX_MB="32M": Expected string to match \'^[0-9]+$\' (MiB of rendered answers to keep per process, at least 1; by default an eighth of the V8 heap limit, at most 32)'],
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL="verbose": Expected union value (one of fatal, error, warn, info, debug, trace, silent)'],
     [{ ACCESS_LOG: 'yes' }, 'ACCESS_LOG="yes": Expected union value (true logs every request)'],
     [{ HOST: '' }, 'HOST="": Expected string length greater or equal to 1 (address to listen on)'],

@@ -36,7 +36,7 @@ export interface Built {
 /** The app as the entry point wires it (tokens, metrics) for this environment and profile, closed when the test ends. */
 export async function build (t: Test, { env = {}, profile = DEFAULT_PROFILE, logger = pino({ level: 'silent' }), listen = false }: BuildOptions = {}): Promise<Built> {
   const config = loadConfig(env)
-  const served = new Served(new Catalog(profile))
+  const served = new Served(new Catalog(profile), config.cacheBytes)
   const metrics = config.metrics ? new Metrics(served) : undefined
   const app = await buildApp({
     config,

@@ -1,8 +1,5 @@
+import { CacheStats, ResponseCache } from '../answer/cache.ts'
 import type { Catalog } from './catalog.ts'
-import { ResponseCache } from '../answer/cache.ts'
-
-/** Holds some thousands of pages; distinct hosts and queries cannot grow it past this. */
-export const RESPONSE_CACHE_BYTES = 32 * 1024 * 1024
 
 /** One profile as served: its precomputed catalog and the answers rendered from it. */
 export interface Generation {
@@ -21,9 +18,11 @@ export class Served {
   #current: Generation
   /** The live count of RQ workers, once Redis has told it: it overrides every profile's. */
   #workerCount: number | undefined
+  /** Every generation's cache counts here, so the figures survive a reload. */
+  readonly cacheStats = new CacheStats()
 
-  constructor (catalog: Catalog) {
-    this.#current = { number: 1, catalog, cache: new ResponseCache(RESPONSE_CACHE_BYTES) }
+  constructor (catalog: Catalog, readonly cacheBytes: number) {
+    this.#current = { number: 1, catalog, cache: this.#newCache() }
   }
 
   get current (): Generation {
@@ -33,7 +32,7 @@ export class Served {
   /** Serves another profile's catalog from the next request on; the old answers go with the old catalog. */
   swap (catalog: Catalog): Generation {
     const live = this.#workerCount === undefined ? catalog : catalog.withWorkerCount(this.#workerCount)
-    this.#current = { number: this.#current.number + 1, catalog: live, cache: new ResponseCache(RESPONSE_CACHE_BYTES) }
+    this.#current = { number: this.#current.number + 1, catalog: live, cache: this.#newCache() }
     return this.#current
   }
 
@@ -41,6 +40,10 @@ export class Served {
   setWorkerCount (count: number): void {
     this.#workerCount = count
     const { number, catalog } = this.#current
-    this.#current = { number, catalog: catalog.withWorkerCount(count), cache: new ResponseCache(RESPONSE_CACHE_BYTES) }
+    this.#current = { number, catalog: catalog.withWorkerCount(count), cache: this.#newCache() }
+  }
+
+  #newCache (): ResponseCache {
+    return new ResponseCache(this.cacheBytes, this.cacheStats)
   }
 }

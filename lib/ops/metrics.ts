@@ -55,6 +55,36 @@ export class Metrics {
       // Read when scraped: nothing to do on the request path or on a reload.
       collect () { this.set(served.current.number) },
     }))
+    // The cache's own tallies, read when scraped: a hit costs nothing more for being counted.
+    const { cacheStats } = served
+    for (const [name, help, read] of [
+      ['inventory_cache_hits_total', 'Answers taken from the response cache.', () => cacheStats.hits],
+      ['inventory_cache_misses_total', 'Answers rendered for a key the response cache did not hold.', () => cacheStats.misses],
+      ['inventory_cache_evictions_total', 'Answers the response cache let go to make room.', () => cacheStats.evictions],
+    ] as const) {
+      let reported = 0
+      this.registry.registerMetric(new Counter({
+        name,
+        help,
+        registers: [],
+        collect () {
+          this.inc(read() - reported)
+          reported = read()
+        },
+      }))
+    }
+    this.registry.registerMetric(new Gauge({
+      name: 'inventory_cache_bytes',
+      help: 'Memory the response cache holds: keys, bodies and the overhead of each entry.',
+      registers: [],
+      collect () { this.set(served.current.cache.bytes) },
+    }))
+    this.registry.registerMetric(new Gauge({
+      name: 'inventory_cache_max_bytes',
+      help: 'What the response cache may hold (CACHE_MAX_MB, or a share of the V8 heap limit).',
+      registers: [],
+      collect () { this.set(served.cacheBytes) },
+    }))
     collectDefaultMetrics({ register: this.registry })
   }
 

@@ -36,7 +36,7 @@ async function main (): Promise<void> {
   }
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens?.count }, 'profile loaded')
 
-  const served = new Served(catalog)
+  const served = new Served(catalog, config.cacheBytes)
   const metrics = config.metrics ? new Metrics(served) : undefined
   metrics?.profileLoaded(Number(process.hrtime.bigint() - started) / 1e9)
   const app = await buildApp({ config, served, ...(tokens !== undefined && { tokens }), ...(metrics !== undefined && { metrics }), logger })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { API_HEADERS, build, get, inject } from './helper.ts'
+import { API_HEADERS, build, DEFAULT_PROFILE, get, inject } from './helper.ts'
 
 const TAG = /^"[\w-]{27}"$/
 const NOT_MODIFIED_HEADERS = { vary: 'Accept', allow: 'GET, HEAD, OPTIONS', 'cache-control': 'no-cache' }
@@ -17,10 +17,10 @@ t.test('every 200 to GET and HEAD carries a strong ETag of its bytes and Cache-C
     tags.set(String(first.headers.etag), url)
   }
   t.equal(tags.size, 4, 'other bytes, another tag')
-  const other = await get(app, '/api/status/', { host: 'other.test' })
-  t.equal(other.headers.etag, (await get(app, '/api/status/')).headers.etag, 'status does not depend on the Host')
   t.not((await get(app, '/api/extras/object-types/7/', { host: 'other.test' })).headers.etag,
-    (await get(app, '/api/extras/object-types/7/')).headers.etag, 'an item does: its url does')
+    (await get(app, '/api/extras/object-types/7/')).headers.etag, 'another Host, another tag: the urls in the body differ')
+  t.not((await get(app, '/api/status/?x=1')).headers.etag, (await get(app, '/api/status/')).headers.etag,
+    'a tag names what the answer depends on (profile, sizes, base URL, request URL), not only its bytes')
 })
 
 t.test('If-None-Match naming the tag gets 304 with no body; anything else the 200', async (t) => {
@@ -51,4 +51,12 @@ t.test('an answer that is never cached is tagged and revalidated all the same', 
   const again = await get(app, '/api/extras/object-types/?limit=1', { ...headers, 'if-none-match': String(page.headers.etag) })
   t.equal(again.statusCode, 304)
   t.equal(app.served.current.cache.bytes, 0)
+})
+
+t.test('replicas on the same profile give the same tag; another profile or page size another', async (t) => {
+  const tagOf = async (options: Parameters<typeof build>[1]) => (await get((await build(t, options)).app, '/api/extras/object-types/?offset=5')).headers.etag
+  const first = await tagOf({})
+  t.equal(await tagOf({}), first, 'a second process, the same tag: a client may revalidate on any replica')
+  t.not(await tagOf({ profile: { ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'runtime-version': '3.13.0' } } }), first)
+  t.not(await tagOf({ env: { PAGINATE_COUNT: '20' } }), first)
 })

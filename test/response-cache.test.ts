@@ -3,6 +3,8 @@ import { represent } from '../lib/answer/answer.ts'
 import { ResponseCache } from '../lib/answer/cache.ts'
 import { build, get } from './helper.ts'
 
+const NO_HEADERS = { endpoint: [], notModified: [] }
+
 t.test('repeated requests are answered from the cache, byte for byte', async (t) => {
   const { app } = await build(t)
   const first = await get(app, '/api/extras/object-types/?limit=50&offset=50')
@@ -41,7 +43,7 @@ t.test('scan resistance: 100 000 unique queries do not push out 20 pages asked f
   // 2 MiB of 10 KB pages: about 185 entries. Each hot page comes back every 100 requests.
   const cache = new ResponseCache(2 * 1024 * 1024)
   const body = Buffer.alloc(10 * 1024, 'x')
-  const page = represent('/api/extras/object-types/', body, {})
+  const page = represent('/api/extras/object-types/', body, '"tag"', NO_HEADERS)
   const hot = Array.from({ length: 20 }, (_, i) => `inventory.test /api/extras/object-types/?limit=50&offset=${i * 50}`)
   let hotRequests = 0
   let hotHits = 0
@@ -67,8 +69,8 @@ t.test('scan resistance: 100 000 unique queries do not push out 20 pages asked f
 
 t.test('an answer larger than the whole cache is not kept', async (t) => {
   const cache = new ResponseCache(64 * 1024)
-  cache.set('small', represent('/', Buffer.alloc(1000), {}))
-  cache.set('huge', represent('/', Buffer.alloc(100 * 1024), {}))
+  cache.set('small', represent('/', Buffer.alloc(1000), '"a"', NO_HEADERS))
+  cache.set('huge', represent('/', Buffer.alloc(100 * 1024), '"b"', NO_HEADERS))
   t.equal(cache.get('huge'), undefined)
   t.ok(cache.get('small') !== undefined, 'and nothing is evicted for it')
 })

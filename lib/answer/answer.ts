@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto'
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
-import { REQUEST_ID, requestId, type HeaderSet } from '../api/headers.ts'
+import { hash } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { REQUEST_ID, requestId } from '../api/headers.ts'
 
 /** Clients may keep an answer but must ask again each time (If-None-Match makes that cheap). */
 const CACHE_CONTROL = 'no-cache'
@@ -13,26 +13,34 @@ export interface Representation {
   /** The template of the route that rendered it, for metrics. */
   readonly route: string
   readonly body: Buffer
-  /** Strong: the same bytes always give the same tag, other bytes another. */
   readonly etag: string
-  /** Name, value, name, value…: Node writes a flat list as it is, the fastest form. */
+  /**
+   * Name, value, name, value…, the last value left for the request id: Node writes a flat
+   * list as it is, the fastest form, and a copy of it is all an answer makes.
+   */
   readonly headers: readonly string[]
   readonly notModifiedHeaders: readonly string[]
 }
 
-const flat = (headers: OutgoingHttpHeaders) => Object.entries(headers).flatMap(([name, value]) => [name, String(value)])
+/**
+ * The strong tag of what a request is answered with: a digest of all the body depends on (the
+ * profile, the page sizes, the base URL, the request URL), so equal inputs on any replica get
+ * the same tag and other bytes another; cheaper than hashing every body it names.
+ */
+export function etagOf (...inputs: string[]): string {
+  return `"${hash('sha1', inputs.join('\n'), 'base64url')}"`
+}
 
-/** Computes, once per rendered body, its tag and the headers of its 200 and 304. */
-export function represent (route: string, body: Buffer, headers: HeaderSet): Representation {
-  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`
-  const { 'content-type': _type, ...described } = headers
+/** Puts a rendered body together with its tag and the headers of its 200 and 304 (`headers` from headers.ts). */
+export function represent (route: string, body: Buffer, etag: string, headers: { endpoint: readonly string[], notModified: readonly string[] }): Representation {
+  const caching = ['cache-control', CACHE_CONTROL, 'etag', etag]
   return {
     route,
     body,
     etag,
-    headers: flat({ ...headers, 'cache-control': CACHE_CONTROL, etag, 'content-length': body.length }),
+    headers: [...headers.endpoint, ...caching, 'content-length', String(body.length), REQUEST_ID, ''],
     // A 304 carries what the 200 would have said about caching, and no body.
-    notModifiedHeaders: flat({ ...described, 'cache-control': CACHE_CONTROL, etag }),
+    notModifiedHeaders: [...headers.notModified, ...caching, REQUEST_ID, ''],
   }
 }
 
@@ -43,16 +51,19 @@ export function represent (route: string, body: Buffer, headers: HeaderSet): Rep
  * the miss's answer, byte for byte but for Date and the request id.
  */
 export function answer (request: IncomingMessage, response: ServerResponse, representation: Representation): 200 | 304 {
-  if (notModified(headerOf(request, 'if-none-match'), representation.etag)) {
-    response.writeHead(304, [...representation.notModifiedHeaders, REQUEST_ID, requestId()]).end()
+  const notModified = ifNoneMatches(headerOf(request, 'if-none-match'), representation.etag)
+  const headers = (notModified ? representation.notModifiedHeaders : representation.headers).slice()
+  headers[headers.length - 1] = requestId()
+  if (notModified) {
+    response.writeHead(304, headers).end()
     return 304
   }
-  response.writeHead(200, [...representation.headers, REQUEST_ID, requestId()]).end(representation.body)
+  response.writeHead(200, headers).end(representation.body)
   return 200
 }
 
 /** Whether If-None-Match names this tag: `*`, or a list of tags compared weakly, as RFC 9110 says. */
-function notModified (ifNoneMatch: string | undefined, etag: string): boolean {
+function ifNoneMatches (ifNoneMatch: string | undefined, etag: string): boolean {
   if (ifNoneMatch === undefined) return false
   for (const tag of ifNoneMatch.split(',')) {
     const trimmed = tag.trim()

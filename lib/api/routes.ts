@@ -1,6 +1,6 @@
 import { METHODS } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { answer, represent } from '../answer/answer.ts'
+import { answer, etagOf, represent } from '../answer/answer.ts'
 import { cacheKeyOf } from '../answer/cache-key.ts'
 import type { Served } from '../inventory/served.ts'
 import type { PageSizes } from '../reference/pagination.ts'
@@ -79,6 +79,8 @@ function registerEndpoint (app: FastifyInstance, access: ApiAccess, sizes: PageS
     respond(request, reply, itemTail)
   }
   const config = { allow: ENDPOINT_METHODS }
+  // Part of every tag: the same URL gives other pages under other sizes.
+  const pageSizes = `${sizes.paginateCount} ${sizes.maxPageSize}`
   const optionsBody = Buffer.from(toJson({
     name: endpoint.name,
     description: endpoint.description,
@@ -100,7 +102,7 @@ function registerEndpoint (app: FastifyInstance, access: ApiAccess, sizes: PageS
           // The path the router matched: it ends where find-my-way's does, at `?`, `;` or `#`.
           const path = /^[^?;#]*/.exec(request.url)![0]
           const body = endpoint.render({ base: request.baseUrl, path, query: request.query, params: request.params, itemTail, catalog, sizes })
-          representation = represent(url, body, apiHeaders(catalog).endpoint)
+          representation = represent(url, body, etagOf(catalog.digest, pageSizes, request.baseUrl, request.url), apiHeaders(catalog))
           if (key !== undefined) cache.set(key, representation)
         }
         // Written by the fast path's function, not Fastify's send: the repeats of this request

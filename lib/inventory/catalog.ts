@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto'
 import type { Profile } from '../../schemas/profile.ts'
 import { compareCodePoints } from '../reference/query.ts'
 import { orderedObject, toJson } from '../reference/json.ts'
@@ -29,12 +30,15 @@ export interface Filter {
  * its served order, and lookups by id and app label.
  */
 export class Catalog {
+  /** Names this catalog's data: equal catalogs (on any replica) have equal digests, others not. */
+  readonly digest: string
   readonly statusBody: Buffer
   readonly items: readonly CatalogItem[]
   readonly #byId: ReadonlyMap<string, CatalogItem>
   readonly #byAppLabel: ReadonlyMap<string, readonly CatalogItem[]>
 
   constructor (readonly profile: Profile) {
+    this.digest = hash('sha1', JSON.stringify(profile), 'base64url')
     this.statusBody = Buffer.from(renderStatus(profile.status))
     this.items = profile.objectTypes
       .map((type) => ({ type, sortKey: type.display.toLowerCase() }))

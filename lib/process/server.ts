@@ -50,7 +50,7 @@ async function main (): Promise<void> {
   closeOnSignal(app, config, logger)
   reloadOnChange({ config, served, tokens, metrics, logger })
   try {
-    await app.listen({ port: config.port, host: config.host })
+    await app.listen({ port: config.port, host: config.host, backlog: 4096 })
   } catch (error) {
     stop(logger, error)
   }

@@ -8,7 +8,7 @@ import { lacksSlash, registerEndpoints, ROUTED_METHODS } from './api/routes.ts'
 import type { ApiTokens } from './api/tokens.ts'
 import type { Config } from './config.ts'
 import type { Served } from './inventory/served.ts'
-import { metricsRoutes, type Metrics } from './ops/metrics.ts'
+import type { Metrics } from './ops/metrics.ts'
 import { probeRoutes } from './ops/probes.ts'
 import { Lifecycle } from './process/lifecycle.ts'
 import { parseQuery } from './reference/query.ts'
@@ -62,7 +62,7 @@ export async function buildApp ({ config, served, tokens, metrics, logger }: App
   installHostCheck(app, config)
   installErrorAnswers(app, lacksSlash)
   probeRoutes(app, lifecycle)
-  if (metrics !== undefined) metricsRoutes(app, metrics)
+  metrics?.install(app)
   registerEndpoints(app, access, config)
   return app
 }

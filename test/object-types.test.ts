@@ -167,6 +167,8 @@ t.test('filters: id, app_label, model and q, each one value (the last), AND-ed t
     t.same(ids(await page(`id=${five}`)), [5], `id=${five} is 5`)
   }
   t.same(ids(await page('id=-0.5')), [], '0: no such id')
+  t.same(ids(await page('id=0.000')), [], 'zero')
+  t.same(ids(await page('id=-5')), [], 'a negative id: none')
   t.same(ids(await page('id=99999999999999999999')), [], 'a valid number past any id matches nothing')
   t.same(ids(await page('id=1e50')), [], 'up to 1e50')
   t.same(ids(await page('id=-1e60')), [], 'there is no lower limit')

@@ -67,6 +67,19 @@ t.test('scan resistance: 100 000 unique queries do not push out 20 pages asked f
   t.equal(cache.stats.evictions, cache.stats.misses - Math.round(cache.bytes / (body.length + 1024 + 60)), 'every miss past the budget evicted one')
 })
 
+t.test('when every older entry was asked for again, the newest one goes', async (t) => {
+  const page = represent('/', Buffer.alloc(1000), '"a"', NO_HEADERS)
+  // Three entries of 1 + 1000 + 1024 bytes (key, body, overhead).
+  const cache = new ResponseCache(3 * 2025)
+  for (const key of ['a', 'b', 'c']) cache.set(key, page)
+  for (const key of ['a', 'b', 'c']) cache.get(key)
+  cache.set('d', page)
+  cache.set('e', page)
+  t.same(['a', 'b', 'c', 'd', 'e'].map((key) => cache.get(key) !== undefined), [false, true, true, false, true],
+    'd went (the hand cleared a, b and c on its way), then a, no longer marked')
+  t.equal(cache.stats.evictions, 2)
+})
+
 t.test('an answer larger than the whole cache is not kept', async (t) => {
   const cache = new ResponseCache(64 * 1024)
   cache.set('small', represent('/', Buffer.alloc(1000), '"a"', NO_HEADERS))

@@ -77,9 +77,11 @@ export class ResponseCache {
 
   #evict (): void {
     let hand = this.#hand ?? this.#oldest!
+    // An eviction follows an insertion, and the entry inserted is the newest and not visited:
+    // the walk stops there at the latest, so it never has to wrap around.
     while (hand.visited) {
       hand.visited = false
-      hand = hand.newer ?? this.#oldest!
+      hand = hand.newer!
     }
     this.#hand = hand.newer
     if (hand.older === undefined) this.#oldest = hand.newer

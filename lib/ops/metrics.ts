@@ -94,6 +94,28 @@ export class Metrics {
     this.#duration.observe({ route }, seconds)
   }
 
+  /**
+   * Counts every answer Fastify sends (the fast path counts its own) and serves GET /metrics for
+   * Prometheus, outside /api/ like the probes: scrapers address the process by IP, so it answers
+   * any Host, and it needs no API token.
+   */
+  install (app: FastifyInstance): void {
+    app.addHook('onResponse', (request, reply, done) => {
+      this.answered(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000)
+      done()
+    })
+    app.route({
+      method: ['GET', 'HEAD'],
+      url: '/metrics',
+      // Prometheus's text format, not JSON.
+      config: { anyHost: true, notJson: true },
+      handler: async (_request, reply) => {
+        reply.header('content-type', this.registry.contentType)
+        return this.registry.metrics()
+      },
+    })
+  }
+
   profileLoaded (seconds: number): void {
     this.#profileLoad.set(seconds)
   }
@@ -103,26 +125,4 @@ export class Metrics {
     if (count !== undefined) this.#rqWorkers.set(count)
     this.#lastPoll.set(Date.now() / 1000)
   }
-}
-
-/**
- * GET /metrics for Prometheus, outside /api/ like the probes: scrapers address the process
- * by IP, so it answers any Host, and it needs no API token.
- */
-export function metricsRoutes (app: FastifyInstance, metrics: Metrics): void {
-  // Every answer Fastify sends is counted once it is sent; the fast path counts its own.
-  app.addHook('onResponse', (request, reply, done) => {
-    metrics.answered(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000)
-    done()
-  })
-  app.route({
-    method: ['GET', 'HEAD'],
-    url: '/metrics',
-    // Prometheus's text format, not JSON.
-    config: { anyHost: true, notJson: true },
-    async handler (_request, reply) {
-      reply.header('content-type', metrics.registry.contentType)
-      return metrics.registry.metrics()
-    },
-  })
 }

@@ -5,9 +5,7 @@ import { buildApp } from '../app.ts'
 import { loadConfig, type Config } from '../config.ts'
 import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
-import { pollRqWorkers } from '../inventory/rq-workers.ts'
 import { Served } from '../inventory/served.ts'
-import { Metrics } from '../ops/metrics.ts'
 import { superviseWorkers } from './cluster.ts'
 import { reloadOnChange } from './reload.ts'
 import { closeOnSignal, shutdownBudgetMs } from './shutdown.ts'
@@ -37,10 +35,12 @@ async function main (): Promise<void> {
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens?.count }, 'profile loaded')
 
   const served = new Served(catalog, config.cacheBytes)
-  const metrics = config.metrics ? new Metrics(served) : undefined
+  // prom-client and ioredis cost start-up time and memory: loaded only when configured.
+  const metrics = config.metrics ? new (await import('../ops/metrics.ts')).Metrics(served) : undefined
   metrics?.profileLoaded(Number(process.hrtime.bigint() - started) / 1e9)
   const app = await buildApp({ config, served, ...(tokens !== undefined && { tokens }), ...(metrics !== undefined && { metrics }), logger })
   if (config.redisUrl !== undefined) {
+    const { pollRqWorkers } = await import('../inventory/rq-workers.ts')
     const poll = pollRqWorkers(config.redisUrl, config.rqPollIntervalMs, logger, {
       changed: (count) => served.setWorkerCount(count),
       ...(metrics !== undefined && { polled: (count: number | undefined) => metrics.redisPolled(count) }),

@@ -41,7 +41,14 @@ export function cpuMicros (pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 1e6 / CLOCK_TICKS
 }
 export function rssMiB (pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return statusMiB(pid, 'VmRSS')
+}
+/** The most RSS the process has had (the kernel's high-water mark). */
+export function peakRssMiB (pid: number): number {
+  return statusMiB(pid, 'VmHWM')
+}
+function statusMiB (pid: number, field: string): number {
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return Number(match![1]) / 1024
 }
 

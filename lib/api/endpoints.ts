@@ -61,7 +61,7 @@ export const SHARED_RESPONSES: Readonly<Record<304 | 400 | 403 | 404, Response>>
   304: { description: 'If-None-Match names the current tag: the same headers, no body.' },
   400: { schema: Detail, description: 'A Host that ALLOWED_HOSTS refuses.' },
   403: { schema: Detail, description: 'With LOGIN_REQUIRED: no token, or not a known one.' },
-  404: { schema: Detail, description: 'An unknown `format`.' },
+  404: { schema: Detail, description: 'An unknown `format` (or format suffix).' },
 }
 
 /** OPTIONS answers this on every endpoint; any other method a 405 (after the same checks as GET). */
@@ -77,6 +77,9 @@ export function declaredResponse (endpoint: Endpoint, method: string, status: nu
   return status >= 400 && status < 500 ? ERROR_RESPONSE : undefined
 }
 
+const API_ROOT_PATH = '/api/'
+const EXTRAS_PATH = '/api/extras/'
+const STATUS_PATH = '/api/status/'
 const OBJECT_TYPES_PATH = '/api/extras/object-types/'
 
 /** The reference's filter set for object types: one value each (the last), AND-ed. */
@@ -96,10 +99,6 @@ function renderItem (item: CatalogItem, { base, itemTail }: RenderContext): stri
 function renderRoot (base: string, children: ReadonlyArray<readonly [string, string]>): Buffer {
   return Buffer.from(orderedObject(children.map(([name, path]) => [name, toJson(base + path)])))
 }
-
-const API_ROOT_PATH = '/api/'
-const EXTRAS_PATH = '/api/extras/'
-const STATUS_PATH = '/api/status/'
 
 // One document per profile (its version is the service's), made when first asked for.
 const documents = new WeakMap<Catalog, Buffer>()

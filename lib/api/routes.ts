@@ -28,7 +28,7 @@ type ApiRequest = FastifyRequest<{ Querystring: QueryParams, Params: Record<stri
 
 // `format` selects a renderer in the reference: `api` (the browsable one, whose body here is
 // the same JSON) and `json`; an empty value selects none. Any other value is a 404 there.
-// What follows an item's id in its url, by the request's `format`.
+// Item urls carry the request's `format`: what follows an item's id, by that value.
 const ITEM_TAILS = new Map([['', '/?format='], ['api', '/?format=api'], ['json', '/?format=json']])
 
 /**

@@ -2,12 +2,6 @@ import { errors, MESSAGES } from '../api/errors.ts'
 import type { Filter } from '../inventory/catalog.ts'
 import { lastValue, pyStrip, type QueryParams } from './query.ts'
 
-/**
- * The reference's filter set for object types, read as its form fields read them: each filter
- * takes ONE value (the last of a repeated parameter), stripped of surrounding white space; an
- * empty one is no filter. Every invalid value is reported at once, in the filter set's order.
- */
-
 /** The last value of a filter, stripped; undefined when absent or blank. */
 function valueOf (params: QueryParams, name: string): string | undefined {
   const value = lastValue(params, name)
@@ -16,7 +10,11 @@ function valueOf (params: QueryParams, name: string): string | undefined {
   return stripped === '' ? undefined : stripped
 }
 
-/** The filters of a list or item request; throws the reference's 400 naming every invalid one. */
+/**
+ * The filters of a list or item request, read as the reference's filter set reads them: each
+ * takes ONE value (the last of a repeated parameter), stripped of surrounding white space; an
+ * empty one is no filter. Throws the reference's 400 naming every invalid one, in its order.
+ */
 export function filterOf (params: QueryParams): Filter {
   const problems: Record<string, string[]> = {}
   const id = valueOf(params, 'id')

@@ -20,8 +20,10 @@ export function orderingOf (params: QueryParams): Compare | undefined {
   const terms: Compare[] = []
   for (const term of value.split(',').map(pyStrip)) {
     const descending = term.startsWith('-')
-    const compare = Object.hasOwn(FIELDS, descending ? term.slice(1) : term) ? FIELDS[descending ? term.slice(1) : term]! : undefined
-    if (compare !== undefined) terms.push(descending ? (a, b) => compare(b, a) : compare)
+    const field = descending ? term.slice(1) : term
+    if (!Object.hasOwn(FIELDS, field)) continue
+    const compare = FIELDS[field]!
+    terms.push(descending ? (a, b) => compare(b, a) : compare)
   }
   if (terms.length === 0) return undefined
   return (a, b) => {

@@ -10,7 +10,7 @@ import { exchange, parseAnswer, raw, type Reply } from './http.ts'
 const BASE = 'http://inventory.test'
 const LIST = `${BASE}/api/extras/object-types/`
 
-/** The order of DESIGN.md, worked out here: app_label, display lower-cased, model (code points). */
+/** The order of DESIGN.md, worked out here: app_label, display lower-cased, model (by code point: this data is all in the BMP, where `<` agrees). */
 const byCodePoint = (a: string, b: string) => a < b ? -1 : a > b ? 1 : 0
 const DEFAULT_ORDER = [...DEFAULT_PROFILE.objectTypes].sort((a, b) =>
   byCodePoint(a.app_label, b.app_label) || byCodePoint(a.display.toLowerCase(), b.display.toLowerCase()) || byCodePoint(a.model, b.model))

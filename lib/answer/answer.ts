@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { REQUEST_ID, requestId } from '../api/headers.ts'
+import { REQUEST_ID, requestId, type ApiHeaders } from '../api/headers.ts'
 
 /** Clients may keep an answer but must ask again each time (If-None-Match makes that cheap). */
 const CACHE_CONTROL = 'no-cache'
@@ -32,7 +32,7 @@ export function etagOf (...inputs: string[]): string {
 }
 
 /** Puts a rendered body together with its tag and the headers of its 200 and 304 (`headers` from headers.ts). */
-export function represent (route: string, body: Buffer, etag: string, headers: { endpoint: readonly string[], notModified: readonly string[] }): Representation {
+export function represent (route: string, body: Buffer, etag: string, headers: Pick<ApiHeaders, 'endpoint' | 'notModified'>): Representation {
   const caching = ['cache-control', CACHE_CONTROL, 'etag', etag]
   return {
     route,

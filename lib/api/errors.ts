@@ -41,7 +41,7 @@ export function detail (message: string): Buffer {
  * or `{"<filter>":["<message>"], …}` for filters, like the reference's filter set.
  * (Not @fastify/sensible's: loading it cost 14 ms of start-up and 4.6 MiB for these five.)
  */
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor (readonly statusCode: number, message: string, readonly fields?: Record<string, string[]>) {
     super(message)
     this.name = 'ApiError'

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Catalog } from '../inventory/catalog.ts'
 
-export type HeaderSet = Readonly<Record<string, string>>
+type HeaderSet = Readonly<Record<string, string>>
 
 /** Every JSON answer: the reference's Content-Type carries no charset. */
 export const JSON_HEADERS = { 'content-type': 'application/json', vary: 'Accept' } as const

@@ -52,7 +52,7 @@ const MAX_VALUE = BigInt(1e50)
  * toward zero to an integer (what the database compares with). The integer, ±Infinity when
  * it is far past any id (it then matches nothing), or the reference's message.
  */
-export function decimalId (text: string): number | string {
+function decimalId (text: string): number | string {
   const match = DECIMAL.exec(text)
   if (match === null) return MESSAGES.notANumber
   const [, sign, whole = '', fraction = '', fractionOnly, exponentText = '0'] = match

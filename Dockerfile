@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build: compile TypeScript with the dev dependencies.
-FROM node:26-slim AS build
+FROM node:26.10-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
@@ -10,7 +10,7 @@ COPY schemas schemas
 RUN npm run build
 
 # Run: production dependencies, the compiled service and the default profile only.
-FROM node:26-slim
+FROM node:26.10-slim
 ENV NODE_ENV=production PORT=8080
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
 import { FastPath } from './answer/fast-path.ts'
 import { httpServerFactory } from './answer/http-server.ts'
 import { badUrlHandler, clientErrorHandler, installErrorAnswers } from './api/errors.ts'
@@ -29,7 +30,7 @@ export interface AppOptions {
   tokens?: ApiTokens
   /** Required when METRICS is set. */
   metrics?: Metrics
-  logger: FastifyBaseLogger
+  logger: Logger
 }
 
 /** The service as a Fastify app on its own node:http server (see answer/http-server.ts). */
@@ -42,7 +43,8 @@ export async function buildApp ({ config, served, tokens, metrics, logger }: App
     serverFactory: httpServerFactory(config, lifecycle, fastPath),
     // A closing server keeps answering the connections it has (see process/shutdown.ts).
     return503OnClosing: false,
-    loggerInstance: logger,
+    // Access logs are info: with ACCESS_LOG they are written whatever LOG_LEVEL says of the rest.
+    loggerInstance: (config.accessLog && !logger.isLevelEnabled('info') ? logger.child({}, { level: 'info' }) : logger) as FastifyBaseLogger,
     // Per-request logs cost about half the throughput, so they are opt-in.
     logController: new LogController({ disableRequestLogging: !config.accessLog }),
     trustProxy: config.trustProxy ?? false,

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
+import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { Environment } from '../schemas/config.ts'
 import type { Level } from 'pino'
@@ -53,7 +54,11 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
   const first = Value.Errors(Environment, raw).First()
   if (first !== undefined) {
     const name = first.path.slice(1) as keyof Environment
-    throw new ConfigError(name, String(raw[name]), `${first.message} (${Environment.properties[name].description})`)
+    const schema = Environment.properties[name] as TSchema
+    // A choice of words (true/false, log levels): name them rather than TypeBox's "Expected union value".
+    const choices = (schema.anyOf as TSchema[] | undefined)?.map((choice) => String(choice.const))
+    const problem = choices === undefined ? first.message : `expected ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`
+    throw new ConfigError(name, String(raw[name]), `${problem} (${schema.description})`)
   }
 
   const port = Number(raw.PORT)
@@ -114,6 +119,15 @@ function positive (name: string, value: string): number {
   const number = Number(value)
   if (number < 1 || !Number.isSafeInteger(number)) throw new ConfigError(name, value, 'expected a whole number from 1 up')
   return number
+}
+
+/**
+ * A listen error that says the HOST is unusable (not an address of this machine, or a name that
+ * does not resolve), as the configuration error it is; undefined for any other error.
+ */
+export function hostProblem (error: NodeJS.ErrnoException, host: string): ConfigError | undefined {
+  if (!['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL', 'EAI_NONAME'].includes(String(error.code))) return undefined
+  return new ConfigError('HOST', host, `cannot listen there (${error.message})`)
 }
 
 /** Node's timers take at most 2^31 - 1 ms (about 24 days); a longer one would fire at once. */

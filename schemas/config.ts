@@ -29,7 +29,7 @@ export const Environment = Type.Object({
   RQ_POLL_INTERVAL_MS: whole('how often the RQ worker count is read from Redis, in ms, at least 1', '2000'),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
-    { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' }
+    { default: 'info', description: 'the least severe level logged' }
   ),
   ACCESS_LOG: flag('true logs every request'),
   METRICS: flag('true serves Prometheus metrics at /metrics'),

@@ -4,10 +4,10 @@ import { pino } from 'pino'
 import { build, get } from './helper.ts'
 
 /** Messages the app logs while answering one request, under the given environment. */
-async function messagesFor (t: Test, env: NodeJS.ProcessEnv): Promise<string[]> {
+async function messagesFor (t: Test, env: NodeJS.ProcessEnv, level = 'info'): Promise<string[]> {
   const lines: string[] = []
   const sink = new Writable({ write (chunk, _encoding, done) { lines.push(String(chunk)); done() } })
-  const { app } = await build(t, { env, logger: pino({ level: 'info' }, sink) })
+  const { app } = await build(t, { env, logger: pino({ level }, sink) })
   await get(app, '/api/status/')
   return lines.map((line) => JSON.parse(line).msg)
 }
@@ -15,4 +15,10 @@ async function messagesFor (t: Test, env: NodeJS.ProcessEnv): Promise<string[]> 
 t.test('no per-request logs unless ACCESS_LOG=true', async (t) => {
   t.same(await messagesFor(t, {}), [])
   t.same(await messagesFor(t, { ACCESS_LOG: 'true' }), ['incoming request', 'request completed'])
+})
+
+t.test('ACCESS_LOG=true logs requests whatever LOG_LEVEL says of the rest', async (t) => {
+  t.same(await messagesFor(t, { ACCESS_LOG: 'true' }, 'warn'), ['incoming request', 'request completed'])
+  t.same(await messagesFor(t, { ACCESS_LOG: 'true' }, 'silent'), ['incoming request', 'request completed'])
+  t.same(await messagesFor(t, {}, 'warn'), [])
 })

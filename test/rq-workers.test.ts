@@ -45,10 +45,10 @@ t.test('the RQ worker count comes from Redis, survives an outage and recovers', 
   t.pass('workers registered and removed show up in the next polls')
 
   await stopRedis(redis)
-  await until('the outage logged', () => lines.some((line) => line.startsWith('Redis unreachable')))
+  await until('the outage logged', () => lines.some((line) => line.startsWith(`Redis at 127.0.0.1:${port} unreachable`)))
   await new Promise((resolve) => setTimeout(resolve, 300))
-  t.equal(lines.filter((line) => line.startsWith('Redis unreachable')).length, 1, 'the outage is logged once')
-  t.match(lines.find((line) => line.startsWith('Redis unreachable')), 'serving the last worker count, 2')
+  t.equal(lines.filter((line) => line.startsWith(`Redis at 127.0.0.1:${port} unreachable`)).length, 1, 'the outage is logged once')
+  t.match(lines.find((line) => line.startsWith(`Redis at 127.0.0.1:${port} unreachable`)), 'serving the last worker count, 2')
   await statusShows(app, 2)
 
   redis = await startRedis(port)
@@ -66,12 +66,14 @@ t.test('the RQ worker count comes from Redis, survives an outage and recovers', 
 t.test('Redis down from the start: logged once, the profile\'s count is served', async (t) => {
   const lines: string[] = []
   const logger = pino(new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(chunk).msg); done() } }))
-  const poll = pollRqWorkers(`redis://127.0.0.1:${await freePort()}`, 50, logger, { changed: () => t.fail('no count') })
+  const port = await freePort()
+  const poll = pollRqWorkers(`redis://:secret@127.0.0.1:${port}`, 50, logger, { changed: () => t.fail('no count') })
   t.teardown(poll.close)
   await until('a log line', () => lines.length > 0)
   await new Promise((resolve) => setTimeout(resolve, 200))
   t.equal(lines.length, 1)
-  t.match(lines[0], /^Redis unreachable \(.+\); serving the last worker count, the profile's$/)
+  t.equal(lines[0], `Redis at 127.0.0.1:${port} unreachable (connect ECONNREFUSED 127.0.0.1:${port}); serving the last worker count, the profile's`,
+    'refused connections said as such, with the address')
 })
 
 t.test('REDIS_URL must be a redis URL; the password never shows in the message', async (t) => {

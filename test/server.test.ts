@@ -143,6 +143,15 @@ t.test('bad configuration or a bad profile stops start-up with a message and a n
   t.notMatch(profile.output, 'listening')
 })
 
+t.test('a HOST the service cannot listen on is a configuration error', async (t) => {
+  for (const host of ['no-such-host.invalid', '192.0.2.1']) {
+    const { code, output } = await run({ HOST: host }).exited
+    t.equal(code, 1, host)
+    t.match(output, `"msg":"Bad configuration HOST=\\"${host}\\": cannot listen there (`, host)
+    t.notMatch(output, 'listening', host)
+  }
+})
+
 t.test('PROFILE serves another profile', async (t) => {
   const file = join(t.testdir(), 'profile.json')
   writeFileSync(file, JSON.stringify({
@@ -172,7 +181,12 @@ t.test('the container healthcheck passes against a running service, whatever ALL
     return once(child, 'exit').then(([code]) => code)
   }
   const { port } = await start(t, { ALLOWED_HOSTS: '.inventory.test' })
-  t.equal(await healthcheck({ PORT: String(port) }), 0)
+  t.equal(await healthcheck({ PORT: String(port), HOST: '127.0.0.1' }), 0)
+  t.equal(await healthcheck({ PORT: String(port), HOST: '0.0.0.0' }), 0, 'listening everywhere: asked on loopback')
+  const ipv6 = await start(t, { HOST: '::1' })
+  t.equal(await healthcheck({ PORT: String(ipv6.port), HOST: '::1' }), 0, 'the address the service listens on, IPv6 too')
+  const everywhere6 = await start(t, { HOST: '::' })
+  t.equal(await healthcheck({ PORT: String(everywhere6.port), HOST: '::' }), 0)
   const unwell = createServer((_request, response) => response.writeHead(503).end())
   await new Promise<void>((resolve) => unwell.listen(0, '127.0.0.1', resolve))
   t.teardown(() => unwell.close())

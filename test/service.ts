@@ -32,7 +32,7 @@ export async function start (t: Test, env: NodeJS.ProcessEnv = {}): Promise<Serv
   let port: number | undefined
   await until('the service to listen', () => {
     if (service.child.exitCode !== null) throw new Error(`the service exited: ${service.output()}`)
-    const listening = /Server listening at http:\/\/(?:127\.0\.0\.1|\[::1\]):(\d+)/.exec(service.output())
+    const listening = /Server listening at http:\/\/(?:127\.0\.0\.1|\[::1?\]):(\d+)/.exec(service.output())
     port = listening === null ? undefined : Number(listening[1])
     return port !== undefined
   })

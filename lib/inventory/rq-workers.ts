@@ -30,8 +30,13 @@ export function pollRqWorkers (url: string, intervalMs: number, logger: Logger, 
     maxRetriesPerRequest: 0,
     retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
   })
-  // Connection errors surface in the poll, which logs them once per outage.
-  redis.on('error', () => {})
+  // The poll logs an outage once; what the connection itself met says why (ECONNREFUSED…),
+  // where the failed command only says it was not sent.
+  let connectionError: Error | undefined
+  redis.on('error', (error) => { connectionError = error })
+  redis.on('ready', () => { connectionError = undefined })
+  // Host and port only: the URL may carry a password.
+  const address = new URL(url).host
   let last: number | undefined
   let outage = false
   let polling = false
@@ -48,7 +53,8 @@ export function pollRqWorkers (url: string, intervalMs: number, logger: Logger, 
       }
       listener.polled?.(count)
     } catch (error) {
-      if (!outage) logger.error(`Redis unreachable (${(error as Error).message}); serving the last worker count, ${last ?? 'the profile\'s'}`)
+      const reason = (connectionError ?? error as Error).message
+      if (!outage) logger.error(`Redis at ${address} unreachable (${reason}); serving the last worker count, ${last ?? 'the profile\'s'}`)
       outage = true
       listener.polled?.(undefined)
     } finally {

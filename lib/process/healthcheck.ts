@@ -1,12 +1,16 @@
 import { request } from 'node:http'
 import { loadConfig } from '../config.ts'
 
+/** Where to reach a service listening on every address: loopback, of the same family. */
+const ANY_ADDRESS: Record<string, string> = { '0.0.0.0': '127.0.0.1', '::': '::1' }
+
 /**
  * The container's HEALTHCHECK, with no curl in the image: exits 0 when the service on
- * this host answers GET /healthz with 200 (a probe path: any Host, no token needed).
+ * this host answers GET /healthz with 200 (a probe path: any Host, no token needed). It asks
+ * the address the service listens on (HOST), the environment being the service's own.
  */
 const config = loadConfig(process.env)
-request({ host: '127.0.0.1', port: config.port, path: '/healthz', timeout: 2000 }, (res) => {
+request({ host: ANY_ADDRESS[config.host] ?? config.host, port: config.port, path: '/healthz', timeout: 2000 }, (res) => {
   res.resume()
   process.exitCode = res.statusCode === 200 ? 0 : 1
 })

@@ -2,7 +2,7 @@ import cluster from 'node:cluster'
 import { pino, type Logger } from 'pino'
 import { ApiTokens } from '../api/tokens.ts'
 import { buildApp } from '../app.ts'
-import { loadConfig, type Config } from '../config.ts'
+import { hostProblem, loadConfig, type Config } from '../config.ts'
 import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import { Served } from '../inventory/served.ts'
@@ -52,7 +52,7 @@ async function main (): Promise<void> {
   try {
     await app.listen({ port: config.port, host: config.host, backlog: 4096 })
   } catch (error) {
-    stop(logger, error)
+    stop(logger, hostProblem(error as NodeJS.ErrnoException, config.host) ?? error)
   }
 }
 

@@ -4,7 +4,7 @@ import { once } from 'node:events'
 import { Agent, createServer, request } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { DEFAULT_PROFILE } from './helper.ts'
 import { fetch, raw } from './http.ts'
 import { logged, run, start } from './service.ts'
@@ -311,3 +311,51 @@ async function workerPids (server: ReturnType<typeof run>, count: number): Promi
   await until(`${count} workers listening`, () => pids().length >= count)
   return pids()
 }
+
+t.test('PROFILE_WATCH=true: a ConfigMap updated as the kubelet does it is served within a second, twice; a broken one is refused', async (t) => {
+  // The kubelet's layout: profile.json -> ..data/profile.json, ..data -> ..<timestamp>/.
+  const dir = t.testdir()
+  const version = (v: string) => JSON.stringify({ ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-version': v } })
+  let generation = 0
+  const update = (content: string) => {
+    const previous = generation === 0 ? undefined : `..2026_11_23_00_00_0${generation}`
+    const next = `..2026_11_23_00_00_0${++generation}`
+    mkdirSync(join(dir, next))
+    writeFileSync(join(dir, next, 'profile.json'), content)
+    symlinkSync(next, join(dir, '..data_tmp'))
+    renameSync(join(dir, '..data_tmp'), join(dir, '..data'))
+    if (previous !== undefined) rmSync(join(dir, previous), { recursive: true })
+  }
+  update(version('1.0.0'))
+  symlinkSync('..data/profile.json', join(dir, 'profile.json'))
+  const server = await start(t, { PROFILE: join(dir, 'profile.json'), PROFILE_WATCH: 'true' })
+  const served = async () => JSON.parse((await get(server.port, '/api/status/')).body)['service-version']
+  t.equal(await served(), '1.0.0')
+  for (const v of ['2.0.0', '3.0.0']) {
+    update(version(v))
+    await until(`service-version ${v} within a second`, async () => await served() === v, 1000)
+  }
+  update('{"status":')
+  await logged(server, `"msg":"Bad profile ${join(dir, 'profile.json')}: is not valid JSON`)
+  t.equal(await served(), '3.0.0', 'the broken one is refused, the one in use stays')
+  writeFileSync(join(dir, 'unrelated.txt'), 'x')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal(server.output().split('profile reloaded').length - 1, 2, 'another file in the folder reloads nothing')
+})
+
+t.test('PROFILE_WATCH=true: a profile that is a symlink to a file elsewhere is followed', async (t) => {
+  const dir = t.testdir()
+  const version = (v: string) => JSON.stringify({ ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-version': v } })
+  mkdirSync(join(dir, 'elsewhere'))
+  writeFileSync(join(dir, 'elsewhere', 'real.json'), version('1.0.0'))
+  mkdirSync(join(dir, 'config'))
+  symlinkSync(join(dir, 'elsewhere', 'real.json'), join(dir, 'config', 'profile.json'))
+  const server = await start(t, { PROFILE: join(dir, 'config', 'profile.json'), PROFILE_WATCH: 'true' })
+  const served = async () => JSON.parse((await get(server.port, '/api/status/')).body)['service-version']
+  writeFileSync(join(dir, 'elsewhere', 'real.json'), version('2.0.0'))
+  await until('the target edited in place', async () => await served() === '2.0.0', 1000)
+  writeFileSync(join(dir, 'elsewhere', 'other.json'), version('3.0.0'))
+  rmSync(join(dir, 'config', 'profile.json'))
+  symlinkSync(join(dir, 'elsewhere', 'other.json'), join(dir, 'config', 'profile.json'))
+  await until('the symlink pointed elsewhere', async () => await served() === '3.0.0', 1000)
+})

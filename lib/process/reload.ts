@@ -1,5 +1,5 @@
-import { watch } from 'node:fs'
-import { basename, dirname } from 'node:path'
+import { realpathSync, statSync, watch, type FSWatcher } from 'node:fs'
+import { dirname } from 'node:path'
 import type { Logger } from 'pino'
 import type { ApiTokens } from '../api/tokens.ts'
 import type { Config } from '../config.ts'
@@ -49,13 +49,52 @@ export function reloadOnChange ({ config, served, tokens, metrics, logger }: Rel
     reloadProfile()
     reloadTokens()
   })
-  if (config.profileWatch) {
-    // The folder, not the file: a file replaced by a rename is a new file the old watch would miss.
-    let timer: NodeJS.Timeout | undefined
-    watch(dirname(config.profile), (_event, name) => {
-      if (name !== basename(config.profile)) return
-      clearTimeout(timer)
-      timer = setTimeout(reloadProfile, SETTLE_MS)
-    }).unref()
+  if (config.profileWatch) watchProfile(config.profile, reloadProfile)
+}
+
+/**
+ * Calls `changed` when the file a profile path resolves to changes, is replaced or is another
+ * file. It watches folders, not the file: a file replaced by a rename is a new file that a watch
+ * on the old one would miss, and Kubernetes updates a mounted ConfigMap without touching the
+ * file's own name (it writes a new timestamped folder, points a new `..data_tmp` symlink at it
+ * and renames that over `..data`, which the file's symlink goes through). So it watches the
+ * path's folder and the folder of the file it resolves to (a symlink to a file elsewhere), looks
+ * again where it resolves after every change, and reloads only when the file found there differs
+ * (another file, size or modification time): other files in those folders cost a stat, no reload.
+ */
+function watchProfile (file: string, changed: () => void): void {
+  const fingerprint = () => {
+    try {
+      const real = realpathSync(file)
+      const { ino, size, mtimeMs } = statSync(real)
+      return `${real} ${ino} ${size} ${mtimeMs}`
+    } catch (error) {
+      // Gone for a moment, or for good: the reload says which.
+      return (error as Error).message
+    }
   }
+  let seen = fingerprint()
+  let watchers: FSWatcher[] = []
+  let timer: NodeJS.Timeout | undefined
+  const settled = () => {
+    watchFolders()
+    const now = fingerprint()
+    if (now === seen) return
+    seen = now
+    changed()
+  }
+  const watchFolders = () => {
+    for (const watcher of watchers) watcher.close()
+    const folders = new Set([dirname(file)])
+    try {
+      folders.add(dirname(realpathSync(file)))
+    } catch {}
+    const soon = () => {
+      clearTimeout(timer)
+      timer = setTimeout(settled, SETTLE_MS)
+    }
+    // A watched folder that goes away (the ConfigMap's old one) ends its watch: look again.
+    watchers = [...folders].map((folder) => watch(folder, soon).on('error', soon).unref())
+  }
+  watchFolders()
 }

@@ -76,6 +76,21 @@ t.test('Redis down from the start: logged once, the profile\'s count is served',
     'refused connections said as such, with the address')
 })
 
+t.test('a Redis that answers with an error: its reply is logged, the last count stays', async (t) => {
+  const port = await freePort()
+  const redis = await startRedis(port)
+  t.teardown(() => { redis.kill() })
+  const admin = new Redis(port, '127.0.0.1')
+  t.teardown(() => admin.disconnect())
+  await admin.set('rq:workers', 'not a set')
+  const lines: string[] = []
+  const logger = pino(new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(chunk).msg); done() } }))
+  const poll = pollRqWorkers(`redis://127.0.0.1:${port}`, 50, logger, { changed: () => t.fail('no count') })
+  t.teardown(poll.close)
+  await until('a log line', () => lines.length > 0)
+  t.match(lines[0], new RegExp(`^Redis at 127\\.0\\.0\\.1:${port} unreachable \\(WRONGTYPE .+\\); serving the last worker count, the profile's$`))
+})
+
 t.test('REDIS_URL must be a redis URL; the password never shows in the message', async (t) => {
   t.equal(loadConfig({ REDIS_URL: 'redis://:secret@redis.internal:6379/2' }).redisUrl, 'redis://:secret@redis.internal:6379/2')
   t.equal(loadConfig({}).rqPollIntervalMs, 2000)

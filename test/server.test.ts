@@ -358,4 +358,36 @@ t.test('PROFILE_WATCH=true: a profile that is a symlink to a file elsewhere is f
   rmSync(join(dir, 'config', 'profile.json'))
   symlinkSync(join(dir, 'elsewhere', 'other.json'), join(dir, 'config', 'profile.json'))
   await until('the symlink pointed elsewhere', async () => await served() === '3.0.0', 1000)
+  rmSync(join(dir, 'elsewhere', 'other.json'))
+  await logged(server, `"msg":"Bad profile ${join(dir, 'config', 'profile.json')}: cannot be read`)
+  t.equal(await served(), '3.0.0', 'a dangling symlink: the profile in use stays')
+  writeFileSync(join(dir, 'elsewhere', 'other.json'), version('4.0.0'))
+  await until('the target back', async () => await served() === '4.0.0', 1000)
+})
+
+t.test('WORKERS=2 METRICS=true: every scrape counts the answers of every worker', async (t) => {
+  const server = await start(t, { WORKERS: '2', METRICS: 'true' })
+  await workerPids(server, 2)
+  // A new connection for each request: node:cluster hands connections to the workers in turn.
+  const agent = new Agent({ keepAlive: false })
+  for (let i = 0; i < 100; i++) await fetch(server.port, '/api/status/', { agent })
+  const counts: string[] = []
+  for (let i = 0; i < 6; i++) {
+    const text = (await fetch(server.port, '/metrics', { agent })).body
+    counts.push(/^http_requests_total\{route="\/api\/status\/",method="GET",status="200"\} (\d+)$/m.exec(text)?.[1] ?? 'none')
+    t.match(text, /^inventory_profile_generation 1$/m, 'a gauge the workers share is not added up')
+  }
+  t.same(counts, Array(6).fill('100'), 'each of 6 scrapes reports all 100 answers, whichever worker it reached')
+})
+
+t.test('WORKERS=2: Ctrl-C in a terminal (SIGINT to the whole process group) stops the service once, exit 0', async (t) => {
+  const server = await start(t, { WORKERS: '2' }, { group: true })
+  await workerPids(server, 2)
+  process.kill(-server.child.pid!, 'SIGINT')
+  const { code, output } = await server.exited
+  t.equal(code, 0)
+  t.equal(output.split('"msg":"SIGINT: closing all workers"').length - 1, 1, 'the primary stops once')
+  t.equal(output.split('"msg":"draining"').length - 1, 2, 'each worker drains once')
+  t.notMatch(output, 'already stopping')
+  t.notMatch(output, /second SIG(INT|TERM), exiting/, 'no worker cut short by a second signal (exit 1)')
 })

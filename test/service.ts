@@ -6,8 +6,10 @@ import { until } from './wait.ts'
 const SERVER = new URL('../lib/process/server.ts', import.meta.url).pathname
 
 /** The real entry point as a child process (with this test's TypeScript loader), and what it logs. */
-export function run (env: NodeJS.ProcessEnv) {
+export function run (env: NodeJS.ProcessEnv, { group = false } = {}) {
   const child = spawn(process.execPath, [...process.execArgv, SERVER], {
+    // Its own process group, as a terminal's foreground job is: Ctrl-C signals the whole group.
+    detached: group,
     // No drain delay unless a test asks for one: nothing balances load in front of these.
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DRAIN_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -22,8 +24,8 @@ export function run (env: NodeJS.ProcessEnv) {
 export type Service = ReturnType<typeof run> & { port: number }
 
 /** Starts the service and resolves with its port once it listens; stopped (SIGTERM) when the test ends. */
-export async function start (t: Test, env: NodeJS.ProcessEnv = {}): Promise<Service> {
-  const service = run(env)
+export async function start (t: Test, env: NodeJS.ProcessEnv = {}, options: { group?: boolean } = {}): Promise<Service> {
+  const service = run(env, options)
   // SIGTERM, not SIGKILL: the child writes its coverage on a clean exit.
   t.teardown(async () => {
     service.child.kill('SIGTERM')

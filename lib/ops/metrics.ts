@@ -1,5 +1,6 @@
+import cluster from 'node:cluster'
 import type { FastifyInstance } from 'fastify'
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Served } from '../inventory/served.ts'
 
 /**
@@ -25,24 +26,28 @@ export class Metrics {
 
   readonly #profileLoad = new Gauge({
     name: 'inventory_profile_load_seconds',
+    aggregator: 'max',
     help: 'How long reading, validating and precomputing the served profile took.',
     registers: [this.registry],
   })
 
   readonly #redisUp = new Gauge({
     name: 'inventory_redis_up',
+    aggregator: 'min',
     help: 'Whether the last poll of the RQ worker count reached Redis (1) or not (0).',
     registers: [this.registry],
   })
 
   readonly #rqWorkers = new Gauge({
     name: 'inventory_rq_workers',
+    aggregator: 'max',
     help: 'The RQ worker count the last successful poll read.',
     registers: [this.registry],
   })
 
   readonly #lastPoll = new Gauge({
     name: 'inventory_redis_last_poll_timestamp_seconds',
+    aggregator: 'max',
     help: 'When Redis was last polled.',
     registers: [this.registry],
   })
@@ -50,6 +55,7 @@ export class Metrics {
   constructor (served: Served) {
     this.registry.registerMetric(new Gauge({
       name: 'inventory_profile_generation',
+      aggregator: 'max',
       help: 'The profile generation served: 1 at start-up, one more per reload.',
       registers: [],
       // Read when scraped: nothing to do on the request path or on a reload.
@@ -86,6 +92,11 @@ export class Metrics {
       collect () { this.set(served.cacheBytes) },
     }))
     collectDefaultMetrics({ register: this.registry })
+    if (cluster.isWorker) {
+      // Answer the primary's requests for this worker's figures (see serveClusterMetrics).
+      AggregatorRegistry.setRegistries(this.registry)
+      new AggregatorRegistry() // eslint-disable-line no-new
+    }
   }
 
   /** One answer: `route` is the route's template (`/api/extras/object-types/:id/`), or `unmatched`. */
@@ -111,7 +122,8 @@ export class Metrics {
       config: { anyHost: true, notJson: true },
       handler: async (_request, reply) => {
         reply.header('content-type', this.registry.contentType)
-        return this.registry.metrics()
+        // Under WORKERS > 1 a scrape reaches one worker: it answers for the whole service.
+        return cluster.isWorker ? askPrimary() : this.registry.metrics()
       },
     })
   }
@@ -125,4 +137,48 @@ export class Metrics {
     if (count !== undefined) this.#rqWorkers.set(count)
     this.#lastPoll.set(Date.now() / 1000)
   }
+}
+
+/** The message a worker sends for the whole service's metrics, and the primary's answer. */
+const CLUSTER_METRICS = 'inventory:cluster-metrics'
+interface ClusterMetricsMessage { type: typeof CLUSTER_METRICS, id: number }
+interface ClusterMetricsAnswer extends ClusterMetricsMessage { text: string }
+const isClusterMetrics = (message: unknown): message is ClusterMetricsMessage =>
+  (message as ClusterMetricsMessage | null)?.type === CLUSTER_METRICS
+
+const waiting = new Map<number, (text: string) => void>()
+let nextRequest = 0
+
+/** In a worker: every worker's figures, added up by the primary. */
+function askPrimary (): Promise<string> {
+  if (nextRequest === 0) {
+    process.on('message', (message) => {
+      // prom-client's own requests come this way too.
+      if (!isClusterMetrics(message)) return
+      waiting.get(message.id)!((message as ClusterMetricsAnswer).text)
+      waiting.delete(message.id)
+    })
+  }
+  const id = nextRequest++
+  return new Promise((resolve) => {
+    waiting.set(id, resolve)
+    process.send!({ type: CLUSTER_METRICS, id } satisfies ClusterMetricsMessage)
+  })
+}
+
+/**
+ * In the primary of WORKERS > 1 with METRICS: answers a worker's request for the whole service's
+ * metrics with prom-client's AggregatorRegistry, which asks every worker for its figures and adds
+ * them up (counters and histograms summed; gauges as each declares: the profile generation the
+ * highest, Redis up only if every worker reaches it).
+ */
+export function serveClusterMetrics (): void {
+  const aggregator = new AggregatorRegistry()
+  cluster.on('message', (worker, message) => {
+    if (!isClusterMetrics(message)) return
+    aggregator.clusterMetrics()
+      // prom-client gives up on a worker after 5 s: say so in the scrape rather than hang it.
+      .catch((error: Error) => `# the workers' metrics could not be gathered: ${error.message}\n`)
+      .then((text) => worker.send({ type: CLUSTER_METRICS, id: message.id, text } satisfies ClusterMetricsAnswer))
+  })
 }

@@ -74,6 +74,8 @@ function watchProfile (file: string, changed: () => void): void {
     }
   }
   let seen = fingerprint()
+  /** Where the file was last found: watched while a symlink dangles, so that its return is seen. */
+  let targetFolder = dirname(file)
   let watchers: FSWatcher[] = []
   let timer: NodeJS.Timeout | undefined
   const settled = () => {
@@ -85,10 +87,10 @@ function watchProfile (file: string, changed: () => void): void {
   }
   const watchFolders = () => {
     for (const watcher of watchers) watcher.close()
-    const folders = new Set([dirname(file)])
     try {
-      folders.add(dirname(realpathSync(file)))
+      targetFolder = dirname(realpathSync(file))
     } catch {}
+    const folders = new Set([dirname(file), targetFolder])
     const soon = () => {
       clearTimeout(timer)
       timer = setTimeout(settled, SETTLE_MS)

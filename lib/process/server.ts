@@ -29,6 +29,7 @@ async function main (): Promise<void> {
     return stop(logger, error)
   }
   if (cluster.isPrimary && config.workers > 1) {
+    if (config.metrics) (await import('../ops/metrics.ts')).serveClusterMetrics()
     // Configuration, profile and tokens were checked above, so a bad one stops before any worker starts.
     return superviseWorkers(config.workers, shutdownBudgetMs(config), logger)
   }

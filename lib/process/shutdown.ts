@@ -1,3 +1,4 @@
+import cluster from 'node:cluster'
 import { setTimeout as sleep } from 'node:timers/promises'
 import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
@@ -24,11 +25,14 @@ export const shutdownBudgetMs = ({ drainDelayMs, shutdownTimeoutMs }: Timing) =>
  * finish: exit 0. Whatever is still open when the shutdown timeout is up is cut: exit 1.
  */
 export function closeOnSignal (app: FastifyInstance, timing: Timing, logger: Logger): void {
+  // Ctrl-C in a terminal signals the whole process group: a worker leaves SIGINT to the primary,
+  // which stops every worker with SIGTERM, so that each stops once (a second signal would cut it).
+  if (cluster.isWorker) process.on('SIGINT', () => {})
   closeWithGrace({
     delay: shutdownBudgetMs(timing),
     logger,
     // SIGHUP means "re-read your files" here, not "stop".
-    skip: ['SIGHUP'],
+    skip: cluster.isWorker ? ['SIGHUP', 'SIGINT'] : ['SIGHUP'],
   }, async ({ signal, err }) => {
     /* c8 ignore next: only an uncaught exception, which no test can cause, gets here with an error */
     if (err !== undefined) logger.error({ err }, 'closing after an unexpected error')

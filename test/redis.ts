@@ -1,6 +1,8 @@
+import type { Test } from 'tap'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { Redis } from 'ioredis'
+import { freePort } from './http.ts'
 import { until } from './wait.ts'
 
 // A real redis-server (Debian's package: apt-get install redis-server); only the Redis tests import this.
@@ -22,4 +24,15 @@ export async function startRedis (port: number): Promise<ChildProcess> {
 export async function stopRedis (child: ChildProcess): Promise<void> {
   child.kill('SIGTERM')
   await once(child, 'exit')
+}
+
+/** A redis-server on a free port and a client to it (it reconnects after a restart), both gone when the test ends. */
+export async function redisFor (t: Test): Promise<{ port: number, redis: ChildProcess, admin: Redis }> {
+  const port = await freePort()
+  const redis = await startRedis(port)
+  t.teardown(() => { redis.kill() })
+  const admin = new Redis(port, '127.0.0.1', { retryStrategy: () => 50 })
+  admin.on('error', () => {})
+  t.teardown(() => admin.disconnect())
+  return { port, redis, admin }
 }

@@ -1,6 +1,5 @@
 import t from 'tap'
 import { Writable } from 'node:stream'
-import { Redis } from 'ioredis'
 import { pino } from 'pino'
 import type { FastifyInstance } from 'fastify'
 import { loadConfig } from '../lib/config.ts'
@@ -8,25 +7,28 @@ import { Catalog } from '../lib/inventory/catalog.ts'
 import { pollRqWorkers } from '../lib/inventory/rq-workers.ts'
 import { build, DEFAULT_PROFILE, get } from './helper.ts'
 import { fetch, freePort } from './http.ts'
-import { startRedis, stopRedis } from './redis.ts'
+import { redisFor, startRedis, stopRedis } from './redis.ts'
 import { logged, start } from './service.ts'
 import { until } from './wait.ts'
 
 /** Resolves once /api/status/ answers this worker count. */
+/** A logger whose messages are kept, in order. */
+function logLines () {
+  const lines: string[] = []
+  const logger = pino(new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(chunk).msg); done() } }))
+  return { lines, logger }
+}
+
 async function statusShows (app: FastifyInstance, expected: number): Promise<void> {
   await until(`rq-workers-running ${expected}`, async () => JSON.parse((await get(app, '/api/status/')).body)['rq-workers-running'] === expected)
 }
 
 t.test('the RQ worker count comes from Redis, survives an outage and recovers', async (t) => {
-  const port = await freePort()
-  let redis = await startRedis(port)
+  const started = await redisFor(t)
+  const { port, admin } = started
+  let redis = started.redis
   t.teardown(() => { redis.kill() })
-  const admin = new Redis(port, '127.0.0.1', { retryStrategy: () => 50 })
-  admin.on('error', () => {})
-  t.teardown(() => admin.disconnect())
-
-  const lines: string[] = []
-  const logger = pino(new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(chunk).msg); done() } }))
+  const { lines, logger } = logLines()
   const { app } = await build(t)
   const served = app.served
   const polls: Array<number | undefined> = []
@@ -64,8 +66,7 @@ t.test('the RQ worker count comes from Redis, survives an outage and recovers', 
 })
 
 t.test('Redis down from the start: logged once, the profile\'s count is served', async (t) => {
-  const lines: string[] = []
-  const logger = pino(new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(chunk).msg); done() } }))
+  const { lines, logger } = logLines()
   const port = await freePort()
   const poll = pollRqWorkers(`redis://:secret@127.0.0.1:${port}`, 50, logger, { changed: () => t.fail('no count') })
   t.teardown(poll.close)
@@ -77,14 +78,9 @@ t.test('Redis down from the start: logged once, the profile\'s count is served',
 })
 
 t.test('a Redis that answers with an error: its reply is logged, the last count stays', async (t) => {
-  const port = await freePort()
-  const redis = await startRedis(port)
-  t.teardown(() => { redis.kill() })
-  const admin = new Redis(port, '127.0.0.1')
-  t.teardown(() => admin.disconnect())
+  const { port, admin } = await redisFor(t)
   await admin.set('rq:workers', 'not a set')
-  const lines: string[] = []
-  const logger = pino(new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(chunk).msg); done() } }))
+  const { lines, logger } = logLines()
   const poll = pollRqWorkers(`redis://127.0.0.1:${port}`, 50, logger, { changed: () => t.fail('no count') })
   t.teardown(poll.close)
   await until('a log line', () => lines.length > 0)
@@ -101,11 +97,7 @@ t.test('REDIS_URL must be a redis URL; the password never shows in the message',
 })
 
 t.test('REDIS_URL and METRICS: the live RQ worker count, the poll and reloads in /metrics', async (t) => {
-  const redisPort = await freePort()
-  const redis = await startRedis(redisPort)
-  t.teardown(() => { redis.kill() })
-  const admin = new Redis(redisPort, '127.0.0.1')
-  t.teardown(() => admin.disconnect())
+  const { port: redisPort, admin } = await redisFor(t)
   await admin.sadd('rq:workers', 'rq:worker:1', 'rq:worker:2', 'rq:worker:3', 'rq:worker:4')
   const server = await start(t, { REDIS_URL: `redis://127.0.0.1:${redisPort}`, RQ_POLL_INTERVAL_MS: '50', METRICS: 'true' })
   const workers = async () => JSON.parse((await fetch(server.port, '/api/status/')).body)['rq-workers-running']

@@ -1,23 +1,21 @@
 # syntax=docker/dockerfile:1
-# Build: compile TypeScript with the dev dependencies.
+# Build: bundle the service with the dev dependencies (esbuild): one file to load, no node_modules.
 FROM node:26.10-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
-COPY tsconfig.json tsconfig.build.json ./
 COPY lib lib
 COPY schemas schemas
-RUN npm run build
+RUN npm run bundle
 
-# Run: production dependencies, the compiled service and the default profile only.
+# Run: the bundle, the default profile and package.json (its "imports" map finds the profile).
 FROM node:26.10-slim
 ENV NODE_ENV=production PORT=8080
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
-COPY --from=build /app/dist dist
+COPY package.json ./
+COPY --from=build /app/dist/service dist/service
 COPY data data
 USER node
 EXPOSE 8080
-HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["node", "dist/lib/process/healthcheck.js"]
-CMD ["node", "dist/lib/process/server.js"]
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["node", "dist/service/healthcheck.js"]
+CMD ["node", "dist/service/server.js"]

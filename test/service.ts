@@ -5,13 +5,24 @@ import { until } from './wait.ts'
 
 const SERVER = new URL('../lib/process/server.ts', import.meta.url).pathname
 
-/** The real entry point as a child process (with this test's TypeScript loader), and what it logs. */
-export function run (env: NodeJS.ProcessEnv, { group = false } = {}) {
-  const child = spawn(process.execPath, [...process.execArgv, SERVER], {
+export interface RunOptions {
+  /** In its own process group, as a terminal's foreground job is. */
+  group?: boolean
+  /**
+   * A built entry point to run instead of the source: with plain Node (no TypeScript loader) and
+   * no coverage, which measures this repository's source, not what a build made of it.
+   */
+  script?: string
+}
+
+/** The real entry point as a child process (by default the source, with this test's TypeScript loader), and what it logs. */
+export function run (env: NodeJS.ProcessEnv, { group = false, script }: RunOptions = {}) {
+  const { NODE_V8_COVERAGE, ...environment } = process.env
+  const child = spawn(process.execPath, script === undefined ? [...process.execArgv, SERVER] : [script], {
     // Its own process group, as a terminal's foreground job is: Ctrl-C signals the whole group.
     detached: group,
     // No drain delay unless a test asks for one: nothing balances load in front of these.
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DRAIN_DELAY_MS: '0', ...env },
+    env: { ...environment, ...(script === undefined && NODE_V8_COVERAGE !== undefined && { NODE_V8_COVERAGE }), HOST: '127.0.0.1', PORT: '0', DRAIN_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -24,7 +35,7 @@ export function run (env: NodeJS.ProcessEnv, { group = false } = {}) {
 export type Service = ReturnType<typeof run> & { port: number }
 
 /** Starts the service and resolves with its port once it listens; stopped (SIGTERM) when the test ends. */
-export async function start (t: Test, env: NodeJS.ProcessEnv = {}, options: { group?: boolean } = {}): Promise<Service> {
+export async function start (t: Test, env: NodeJS.ProcessEnv = {}, options: RunOptions = {}): Promise<Service> {
   const service = run(env, options)
   // SIGTERM, not SIGKILL: the child writes its coverage on a clean exit.
   t.teardown(async () => {

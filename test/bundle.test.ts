@@ -1,0 +1,49 @@
+import t from 'tap'
+import { execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { cp, mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { exchange, fetch, freePort } from './http.ts'
+import { logged, start } from './service.ts'
+
+/**
+ * What ships is not the source but the bundle `npm run bundle` makes of it (dist/service): the
+ * image holds that, the default profile and package.json (for `#data/*` and `"type": "module"`),
+ * and no node_modules. This builds it into a folder laid out like the image and holds it to the
+ * source's answers, including the parts it loads lazily (metrics, the Redis client).
+ */
+const ROOT = new URL('..', import.meta.url).pathname
+
+t.test('the bundle, alone with the profile and package.json, answers byte for byte as the source does', async (t) => {
+  const image = await mkdtemp(join(tmpdir(), 'inventory-bundle-'))
+  t.teardown(() => rm(image, { recursive: true, force: true }))
+  await promisify(execFile)('npm', ['run', '--silent', 'bundle', '--', `--outdir=${join(image, 'dist/service')}`], { cwd: ROOT, timeout: 60_000 })
+  await cp(join(ROOT, 'data'), join(image, 'data'), { recursive: true })
+  await cp(join(ROOT, 'package.json'), join(image, 'package.json'))
+  t.same((await readdir(image)).sort(), ['data', 'dist', 'package.json'], 'no node_modules beside it')
+
+  // Nothing listens at this Redis address: both log the refused connection and answer the same.
+  const redisPort = await freePort()
+  const env = { METRICS: 'true', REDIS_URL: `redis://127.0.0.1:${redisPort}` }
+  const bundle = await start(t, env, { script: join(image, 'dist/service/server.js') })
+  const source = await start(t, env)
+  const requests = [
+    '/api/status/',
+    '/api/extras/object-types/?limit=5&offset=10&ordering=-id',
+    '/api/extras/object-types/112/',
+    '/api/extras/object-types/?id=x',
+    '/api/schema/',
+  ].map((path) => `GET ${path} HTTP/1.1\r\nHost: inventory.test\r\n\r\n`)
+  const answers = await exchange(bundle.port, requests)
+  t.same(answers, await exchange(source.port, requests))
+  await logged(bundle, `Redis at 127.0.0.1:${redisPort} unreachable (connect ECONNREFUSED`)
+  t.match((await fetch(bundle.port, '/metrics')).body, 'http_requests_total{route="/api/status/",method="GET",status="200"} 1')
+
+  const healthcheck = spawn(process.execPath, [join(image, 'dist/service/healthcheck.js')], {
+    env: { PATH: process.env.PATH, PORT: String(bundle.port), HOST: '127.0.0.1' },
+    stdio: 'inherit',
+  })
+  t.same(await once(healthcheck, 'exit'), [0, null], 'the image healthcheck passes')
+})

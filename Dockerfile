@@ -18,4 +18,6 @@ COPY data data
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["node", "dist/service/healthcheck.js"]
-CMD ["node", "dist/service/server.js"]
+# `serve` by default; `docker run --rm IMAGE capture <base-url> > profile.json`, `… validate <file>`.
+ENTRYPOINT ["node", "dist/service/main.js"]
+CMD ["serve"]

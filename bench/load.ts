@@ -119,5 +119,5 @@ export function load ({ port, path, seconds, connections, threads = 1, core, hea
   }
 }
 
-/** The built service, the bundle the image ships (dist/service/server.js). */
-export const SERVICE_SCRIPT = fileURLToPath(new URL('../service/server.js', import.meta.url))
+/** The built service, the bundle the image ships (dist/service/main.js). */
+export const SERVICE_SCRIPT = fileURLToPath(new URL('../service/main.js', import.meta.url))

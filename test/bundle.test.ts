@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { exchange, fetch, freePort } from './http.ts'
-import { logged, start } from './service.ts'
+import { command, logged, start } from './service.ts'
 
 /**
  * What ships is not the source but the bundle `npm run bundle` makes of it (dist/service): the
@@ -27,7 +27,7 @@ t.test('the bundle, alone with the profile and package.json, answers byte for by
   // Nothing listens at this Redis address: both log the refused connection and answer the same.
   const redisPort = await freePort()
   const env = { METRICS: 'true', REDIS_URL: `redis://127.0.0.1:${redisPort}` }
-  const bundle = await start(t, env, { script: join(image, 'dist/service/server.js') })
+  const bundle = await start(t, env, { script: join(image, 'dist/service/main.js') })
   const source = await start(t, env)
   const requests = [
     '/api/status/',
@@ -46,4 +46,14 @@ t.test('the bundle, alone with the profile and package.json, answers byte for by
     stdio: 'inherit',
   })
   t.same(await once(healthcheck, 'exit'), [0, null], 'the image healthcheck passes')
+
+  // The image's other commands are chunks of the same bundle.
+  t.same(await command(['validate', join(image, 'data/default-inventory.json')], {}, { script: join(image, 'dist/service/main.js') }), {
+    code: 0,
+    stdout: `${join(image, 'data/default-inventory.json')}: a valid profile, service-version 4.3.7, 163 object types\n`,
+    stderr: '',
+  })
+  const captured = await command(['capture', `http://127.0.0.1:${bundle.port}`], {}, { script: join(image, 'dist/service/main.js') })
+  t.equal(captured.code, 0, captured.stderr)
+  t.equal(JSON.parse(captured.stdout).objectTypes.length, 163)
 })

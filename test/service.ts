@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { until } from './wait.ts'
 
-const SERVER = new URL('../lib/process/server.ts', import.meta.url).pathname
+const MAIN = new URL('../lib/process/main.ts', import.meta.url).pathname
 
 export interface RunOptions {
   /** In its own process group, as a terminal's foreground job is. */
@@ -15,16 +15,25 @@ export interface RunOptions {
   script?: string
 }
 
-/** The real entry point as a child process (by default the source, with this test's TypeScript loader), and what it logs. */
-export function run (env: NodeJS.ProcessEnv, { group = false, script }: RunOptions = {}) {
-  const { NODE_V8_COVERAGE, ...environment } = process.env
-  const child = spawn(process.execPath, script === undefined ? [...process.execArgv, SERVER] : [script], {
+/**
+ * The real entry point as a child process: by default the source, with this test's TypeScript
+ * loader and coverage. The token variable of `capture` is never inherited from the test's shell.
+ */
+function spawnMain (args: string[], env: NodeJS.ProcessEnv, { group = false, script }: RunOptions) {
+  const { NODE_V8_COVERAGE, INVENTORY_TOKEN, ...environment } = process.env
+  const coverage = script === undefined && NODE_V8_COVERAGE !== undefined ? { NODE_V8_COVERAGE } : {}
+  return spawn(process.execPath, script === undefined ? [...process.execArgv, MAIN, ...args] : [script, ...args], {
     // Its own process group, as a terminal's foreground job is: Ctrl-C signals the whole group.
     detached: group,
-    // No drain delay unless a test asks for one: nothing balances load in front of these.
-    env: { ...environment, ...(script === undefined && NODE_V8_COVERAGE !== undefined && { NODE_V8_COVERAGE }), HOST: '127.0.0.1', PORT: '0', DRAIN_DELAY_MS: '0', ...env },
+    env: { ...environment, ...coverage, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+}
+
+/** The service, and what it logs. */
+export function run (env: NodeJS.ProcessEnv, options: RunOptions = {}) {
+  // No drain delay unless a test asks for one: nothing balances load in front of these.
+  const child = spawnMain([], { HOST: '127.0.0.1', PORT: '0', DRAIN_DELAY_MS: '0', ...env }, options)
   let output = ''
   child.stdout.on('data', (chunk) => { output += chunk })
   child.stderr.on('data', (chunk) => { output += chunk })
@@ -55,4 +64,20 @@ export async function start (t: Test, env: NodeJS.ProcessEnv = {}, options: RunO
 /** Resolves once the service has logged this text (at least `times` times). */
 export function logged (service: ReturnType<typeof run>, text: string, times = 1): Promise<void> {
   return until(`the log to say ${JSON.stringify(text)}${times > 1 ? ` ${times} times` : ''}`, () => service.output().split(text).length - 1 >= times)
+}
+
+export interface CommandResult { code: number | null, stdout: string, stderr: string }
+
+/** The entry point with a command line (`capture …`, `validate …`), run to its exit within a deadline. */
+export async function command (args: string[], env: NodeJS.ProcessEnv = {}, options: Pick<RunOptions, 'script'> = {}): Promise<CommandResult> {
+  const child = spawnMain(args, env, options)
+  const deadline = setTimeout(() => child.kill('SIGKILL'), 30_000)
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk) => { stdout += chunk })
+  child.stderr.on('data', (chunk) => { stderr += chunk })
+  const [code, signal] = await once(child, 'close')
+  clearTimeout(deadline)
+  if (signal !== null) throw new Error(`${args.join(' ')}: killed by ${signal} (no exit in 30 s?)\n${stderr}`)
+  return { code, stdout, stderr }
 }

@@ -7,8 +7,9 @@ import { Profile } from '../../schemas/profile.ts'
 export const DEFAULT_PROFILE_FILE = fileURLToPath(import.meta.resolve('#data/default-inventory.json'))
 
 export class ProfileError extends Error {
-  constructor (file: string, problem: string) {
-    super(`Bad profile ${file}: ${problem}`)
+  /** `source`: the file, or where a profile not yet written came from. */
+  constructor (source: string, problem: string) {
+    super(`Bad profile ${source}: ${problem}`)
     this.name = 'ProfileError'
   }
 }
@@ -27,8 +28,13 @@ export function loadProfile (file: string): Profile {
   } catch (error) {
     throw new ProfileError(file, `is not valid JSON (${(error as Error).message})`)
   }
+  return checkProfile(data, file)
+}
+
+/** Fully validates a profile's data; throws a ProfileError naming the source, field and problem. */
+export function checkProfile (data: unknown, source: string): Profile {
   const problem = schemaProblem(data) ?? consistencyProblem(data as Profile)
-  if (problem !== undefined) throw new ProfileError(file, problem)
+  if (problem !== undefined) throw new ProfileError(source, problem)
   return data as Profile
 }
 

@@ -1,0 +1,25 @@
+import { Catalog } from '../inventory/catalog.ts'
+import { loadProfile } from '../inventory/profile.ts'
+import { commandArgs, UsageError, wrongUsage } from './command.ts'
+
+const USAGE = 'validate <profile-file>'
+
+/**
+ * `validate`: checks a profile file exactly as the service does at start-up (the same functions,
+ * the same message), for a user's CI. Exit 0 when the service would serve it, 1 when it would
+ * refuse it, 2 for a wrong command line.
+ */
+export function validateCommand (args: string[]): number {
+  try {
+    const { positionals } = commandArgs(args, {})
+    if (positionals.length !== 1) throw new UsageError(`expected one profile file, got ${positionals.length}`)
+    const file = positionals[0]!
+    const catalog = new Catalog(loadProfile(file))
+    process.stdout.write(`${file}: a valid profile, service-version ${catalog.profile.status['service-version']}, ${catalog.items.length} object types\n`)
+    return 0
+  } catch (error) {
+    if (error instanceof UsageError) return wrongUsage(error.message, USAGE)
+    process.stderr.write(`${(error as Error).message}\n`)
+    return 1
+  }
+}

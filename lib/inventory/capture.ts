@@ -162,7 +162,9 @@ async function getJson (url: URL, { token, timeoutMs }: CaptureOptions): Promise
   } catch (error) {
     if (signal.aborted) throw new CaptureError(`${url.href}: no whole answer within ${timeoutMs / 1000} s`)
     if (error instanceof CaptureError) throw error
-    throw new CaptureError(`${url.href}: cannot be reached (${(error as Error).message})`)
+    // Newer Nodes append to a certificate error a hint to run with --use-system-ca, which
+    // TRUST already does: the message is what comes before it.
+    throw new CaptureError(`${url.href}: cannot be reached (${(error as Error).message.split(';', 1)[0]})`)
   }
 }
 

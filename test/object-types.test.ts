@@ -265,3 +265,46 @@ t.test('another profile is served in its own order with its own ids', async (t) 
   t.same(ids((await get(app, '/api/extras/object-types/?limit=0')).json()), [4, 5, 3], 'limit=0 is the maximum page size')
   t.same(ids((await get(app, '/api/extras/object-types/?limit=9')).json()), [4, 5, 3], 'and so is its cap')
 })
+
+t.test('pages are exact bytes whatever the characters, the order, the filter and the Host', async (t) => {
+  const profile: Profile = structuredClone(DEFAULT_PROFILE)
+  // Two-, three- and four-byte UTF-8, and U+2028, which the reference escapes. By display: c, d, Ä, e, f.
+  profile.objectTypes = [
+    { id: 1, app_label: 'a', model: 'b', display: 'Ärger' },
+    { id: 2, app_label: 'a', model: 'c', display: 'c ✓' },
+    { id: 3, app_label: 'a', model: 'd', display: 'd 😀' },
+    { id: 4, app_label: 'b', model: 'e', display: 'e\u2028' },
+    { id: 5, app_label: 'b', model: 'f', display: 'f' },
+  ]
+  const { app } = await build(t, { profile })
+  const item = (id: number, model: string, display: string, base = BASE, tail = '/') =>
+    `{"id":${id},"url":"${base}/api/extras/object-types/${id}${tail}","display":"${display}","app_label":"${id < 4 ? 'a' : 'b'}","model":"${model}"}`
+  const [a, c, d, e, f] = [item(1, 'b', 'Ärger'), item(2, 'c', 'c ✓'), item(3, 'd', 'd 😀'), item(4, 'e', 'e\\u2028'), item(5, 'f', 'f')]
+  const page = (query: string, count: number, next: string | null, previous: string | null, items: string[]) => {
+    const link = (value: string | null) => value === null ? 'null' : `"${LIST}?${value}"`
+    return [query, `{"count":${count},"next":${link(next)},"previous":${link(previous)},"results":[${items.join(',')}]}`] as const
+  }
+  const cases = [
+    page('', 5, null, null, [c, d, a, e, f]),
+    page('limit=2&offset=1', 5, 'limit=2&offset=3', 'limit=2', [d, a]),
+    page('ordering=-id', 5, null, null, [f, e, d, c, a]),
+    page('ordering=model&q=%C3%A4', 0, null, null, []),
+    page('q=e', 1, null, null, [e]),
+    page('model=d&app_label=a', 1, null, null, [d]),
+    page('ordering=-app_label&limit=3&offset=1', 5, 'limit=3&offset=4&ordering=-app_label', 'limit=3&ordering=-app_label', [f, c, d]),
+    page('id=3', 1, null, null, [d]),
+  ]
+  for (const [query, body] of cases) {
+    const res = await get(app, `/api/extras/object-types/?${query}`)
+    t.equal(res.body, body, query)
+    t.equal(res.headers['content-length'], String(Buffer.byteLength(body)), query)
+  }
+  t.equal((await get(app, '/api/extras/object-types/3/')).body, d, 'one item')
+  t.equal((await get(app, '/api/extras/object-types/4.json?format=api')).body, item(4, 'e', 'e\\u2028', BASE, '.json?format=api'))
+  // Each Host has its own urls: more Hosts than the catalog keeps renderings for, then the first again.
+  for (const host of ['h0.test', 'h1.test', 'h2.test', 'h3.test', 'h4.test', 'h5.test', 'h6.test', 'h7.test', 'h8.test', 'h0.test']) {
+    const res = await get(app, '/api/extras/object-types/?limit=2&offset=3', { host })
+    t.equal(res.body, `{"count":5,"next":null,"previous":"http://${host}/api/extras/object-types/?limit=2&offset=1","results":[${
+      [item(4, 'e', 'e\\u2028', `http://${host}`), item(5, 'f', 'f', `http://${host}`)].join(',')}]}`, host)
+  }
+})

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { ApiRoot, Description, Detail, FieldErrors, ObjectType, ObjectTypePage, OpenApiDocument, Status } from '../../schemas/api.ts'
-import type { Catalog, CatalogItem } from '../inventory/catalog.ts'
+import type { Catalog } from '../inventory/catalog.ts'
+import type { ItemsJson } from '../inventory/items-json.ts'
 import { filterOf } from '../reference/filters.ts'
 import { orderedObject, toJson } from '../reference/json.ts'
 import { ordered, orderingOf } from '../reference/ordering.ts'
@@ -91,9 +92,12 @@ const FILTERS: readonly Parameter[] = [
 ]
 const OBJECT_TYPES_DESCRIPTION = 'Read-only list of object types.'
 
-function renderItem (item: CatalogItem, { base, itemTail }: RenderContext): string {
-  return item.head + base + OBJECT_TYPES_PATH + item.id + itemTail + item.tail
+/** The JSON of the catalog's items as this request's urls make them. */
+function itemsJson ({ catalog, base, itemTail }: RenderContext): ItemsJson {
+  return catalog.itemsJson(base + OBJECT_TYPES_PATH, itemTail)
 }
+const NOTHING = Buffer.alloc(0)
+const PAGE_END = Buffer.from(']}')
 
 /** An API root: what it leads to, by name, as absolute URLs. */
 function renderRoot (base: string, children: ReadonlyArray<readonly [string, string]>): Buffer {
@@ -157,9 +161,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
       const window = pageWindow(query, sizes)
       const [start, end] = pageRange(window, items.length)
       const [next, previous] = pageLinks(base + path, query, window, items.length)
-      let body = `{"count":${items.length},"next":${toJson(next)},"previous":${toJson(previous)},"results":[`
-      for (let i = start; i < end; i++) body += (i === start ? '' : ',') + renderItem(items[i]!, context)
-      return Buffer.from(body + ']}')
+      const head = Buffer.from(`{"count":${items.length},"next":${toJson(next)},"previous":${toJson(previous)},"results":[`)
+      return itemsJson(context).join(head, items, start, end, PAGE_END)
     },
   },
   {
@@ -183,7 +186,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
       if (id === undefined) throw errors.notFound()
       const item = context.catalog.item(String(id))
       if (item === undefined || !context.catalog.matches(item, filter)) throw errors.noObjectType()
-      return Buffer.from(renderItem(item, context))
+      return itemsJson(context).join(NOTHING, [item], 0, 1, NOTHING)
     },
   },
   {

@@ -2,9 +2,20 @@ import { hash } from 'node:crypto'
 import type { Profile } from '../../schemas/profile.ts'
 import { compareCodePoints } from '../reference/query.ts'
 import { orderedObject, toJson } from '../reference/json.ts'
+import { ItemsJson } from './items-json.ts'
+
+/**
+ * How many renderings of the items (one per url prefix and item tail: a base URL and a
+ * `format`) a catalog keeps. A deployment is reached under few names; a client that invents
+ * Host or `format` values (where ALLOWED_HOSTS lets it) costs a rendering of the list per
+ * request, never memory.
+ */
+const ITEMS_JSON_KEPT = 8
 
 /** One object type with its JSON pre-rendered around its request-dependent part, the url. */
 export interface CatalogItem {
+  /** Its place in the list's default order. */
+  readonly index: number
   readonly id: number
   readonly appLabel: string
   readonly model: string
@@ -36,6 +47,8 @@ export class Catalog {
   readonly items: readonly CatalogItem[]
   readonly #byId: ReadonlyMap<string, CatalogItem>
   readonly #byAppLabel: ReadonlyMap<string, readonly CatalogItem[]>
+  /** The most recently made renderings of the items, by url prefix and item tail. */
+  readonly #itemsJson = new Map<string, ItemsJson>()
 
   constructor (readonly profile: Profile) {
     this.digest = hash('sha1', JSON.stringify(profile), 'base64url')
@@ -46,7 +59,8 @@ export class Catalog {
         compareCodePoints(a.type.app_label, b.type.app_label) ||
         compareCodePoints(a.sortKey, b.sortKey) ||
         compareCodePoints(a.type.model, b.type.model))
-      .map(({ type }) => ({
+      .map(({ type }, index) => ({
+        index,
         id: type.id,
         appLabel: type.app_label,
         model: type.model,
@@ -72,6 +86,18 @@ export class Catalog {
   /** The item with this id (in canonical decimal form), if any. */
   item (id: string): CatalogItem | undefined {
     return this.#byId.get(id)
+  }
+
+  /** Every item's JSON with its url made of this prefix, its id and this tail (made when first asked for). */
+  itemsJson (urlPrefix: string, itemTail: string): ItemsJson {
+    const key = urlPrefix + ' ' + itemTail
+    let json = this.#itemsJson.get(key)
+    if (json === undefined) {
+      if (this.#itemsJson.size === ITEMS_JSON_KEPT) this.#itemsJson.delete(this.#itemsJson.keys().next().value!)
+      json = new ItemsJson(this.items, urlPrefix, itemTail)
+      this.#itemsJson.set(key, json)
+    }
+    return json
   }
 
   /** The items that pass every given filter, in list order. */

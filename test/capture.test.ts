@@ -194,7 +194,7 @@ t.test('what stops a capture: a message that names the problem, exit 1, no file'
     await once(redirecting, 'listening')
     t.teardown(() => redirecting.close())
     const address = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`
-    await failed(t, [address], `${address}/api/status/ answered 301, to https://inventory.test/api/status/: give that address as the base URL`)
+    await failed(t, [address], `${address}/api/status/ answered 301, to https://inventory.test/api/status/ (redirects are not followed: give the base URL it leads to)`)
   })
   t.test('bodies that are not the expected JSON', async (t) => {
     const cases: Array<[string, unknown, string]> = [

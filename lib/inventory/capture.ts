@@ -186,7 +186,7 @@ async function readAnswer (url: URL, response: IncomingMessage, withToken: boole
   if (status === 404) throw new CaptureError(`${url.href} answered 404: the inventory API is not there (is the base URL the address before /api/?)`)
   if (status !== 200) {
     const location = response.headers.location
-    throw new CaptureError(`${url.href} answered ${status}` + (location === undefined ? '' : `, to ${location}: give that address as the base URL`))
+    throw new CaptureError(`${url.href} answered ${status}` + (location === undefined ? '' : `, to ${location} (redirects are not followed: give the base URL it leads to)`))
   }
   const text = Buffer.concat(chunks).toString('utf8')
   try {

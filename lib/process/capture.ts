@@ -1,7 +1,6 @@
 import { rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { capture, CaptureError } from '../inventory/capture.ts'
-import { Catalog } from '../inventory/catalog.ts'
 import { checkProfile } from '../inventory/profile.ts'
 import { commandArgs, UsageError, wrongUsage } from './command.ts'
 
@@ -18,8 +17,7 @@ export async function captureCommand (args: string[]): Promise<number> {
   try {
     const { base, token, out, timeoutMs } = readArgs(args)
     const profile = await capture(base, { ...(token !== undefined && { token }), timeoutMs, progress })
-    const source = `captured from ${base.href}`
-    new Catalog(checkProfile(profile, source)) // eslint-disable-line no-new -- built to be checked as at start-up
+    checkProfile(profile, `captured from ${base.href}`)
     const text = `${JSON.stringify(profile, null, 2)}\n`
     if (out === undefined) {
       process.stdout.write(text)

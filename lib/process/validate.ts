@@ -1,4 +1,3 @@
-import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import { commandArgs, UsageError, wrongUsage } from './command.ts'
 
@@ -14,8 +13,8 @@ export function validateCommand (args: string[]): number {
     const { positionals } = commandArgs(args, {})
     if (positionals.length !== 1) throw new UsageError(`expected one profile file, got ${positionals.length}`)
     const file = positionals[0]!
-    const catalog = new Catalog(loadProfile(file))
-    process.stdout.write(`${file}: a valid profile, service-version ${catalog.profile.status['service-version']}, ${catalog.items.length} object types\n`)
+    const profile = loadProfile(file)
+    process.stdout.write(`${file}: a valid profile, service-version ${profile.status['service-version']}, ${profile.objectTypes.length} object types\n`)
     return 0
   } catch (error) {
     if (error instanceof UsageError) return wrongUsage(error.message, USAGE)

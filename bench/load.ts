@@ -58,11 +58,24 @@ export const median = (values: number[]) => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
-/** A path ending in this gets a new counter appended on every request (wrk only). */
+/**
+ * A path ending in this gets a number never sent before appended on every request (wrk only):
+ * each wrk thread runs the script on its own, so its count is spread by its thread's number
+ * (up to 1000 threads). Digits only: the bench's reference server strips `&n=<digits>`.
+ */
 export const UNIQUE_SUFFIX = '&n='
 const UNIQUE_SCRIPT = join(mkdtempSync(join(tmpdir(), 'bench-')), 'unique.lua')
-writeFileSync(UNIQUE_SCRIPT,
-  'local counter = 0\nrequest = function()\n  counter = counter + 1\n  return wrk.format(nil, wrk.path .. counter)\nend\n')
+writeFileSync(UNIQUE_SCRIPT, `local threads = 0
+function setup (thread)
+  thread:set('id', threads)
+  threads = threads + 1
+end
+local counter = 0
+request = function ()
+  counter = counter + 1
+  return wrk.format(nil, wrk.path .. (counter * 1000 + id))
+end
+`)
 
 export interface Load {
   port: number

@@ -108,11 +108,12 @@ const MiB = 1024 * 1024
 /**
  * A share of the heap V8 may grow to (which Node sizes from the container's memory limit, or
  * --max-old-space-size sets): the cache must leave room for the answers being made and their
- * garbage, or a small container runs out of heap under load. At most 32 MiB: past that, a
- * larger cache buys few hits and costs RSS.
+ * garbage, or a small container runs out of heap under load. At most 16 MiB, some 2000 full
+ * pages: past that, a larger cache buys hits only for a working set few deployments have, and
+ * under a cache-busting load (which fills it) costs RSS one for one (see the README).
  */
 function defaultCacheBytes (): number {
-  return Math.min(32 * MiB, Math.floor(getHeapStatistics().heap_size_limit / 8))
+  return Math.min(16 * MiB, Math.floor(getHeapStatistics().heap_size_limit / 8))
 }
 
 function positive (name: string, value: string): number {

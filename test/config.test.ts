@@ -22,7 +22,7 @@ t.test('defaults', async (t) => {
     logLevel: 'info',
     accessLog: false,
     metrics: false,
-    cacheBytes: 32 * 1024 * 1024,
+    cacheBytes: 16 * 1024 * 1024,
   })
 })
 

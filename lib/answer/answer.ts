@@ -6,13 +6,20 @@ import { REQUEST_ID, requestId, type ApiHeaders } from '../api/headers.ts'
 const CACHE_CONTROL = 'no-cache'
 
 /**
+ * The bytes of a 200, as pieces written in order. A rendering is views of memory that
+ * outlives the answer (a catalog's, see items-json.ts), so a miss allocates no body; what
+ * the cache keeps is one piece of its own.
+ */
+export type Body = readonly Buffer[]
+
+/**
  * A rendered 200 of an endpoint with everything computed that answering it needs: its tag
  * and the headers of its 200 and of a 304 in its place. This is what the cache holds.
  */
 export interface Representation {
   /** The template of the route that rendered it, for metrics. */
   readonly route: string
-  readonly body: Buffer
+  readonly body: Body
   readonly etag: string
   /**
    * Name, value, name, value…, the last value left for the request id: Node writes a flat
@@ -32,13 +39,13 @@ export function etagOf (...inputs: string[]): string {
 }
 
 /** Puts a rendered body together with its tag and the headers of its 200 and 304 (`headers` from headers.ts). */
-export function represent (route: string, body: Buffer, etag: string, headers: Pick<ApiHeaders, 'endpoint' | 'notModified'>): Representation {
+export function represent (route: string, body: Body, etag: string, headers: Pick<ApiHeaders, 'endpoint' | 'notModified'>): Representation {
   const caching = ['cache-control', CACHE_CONTROL, 'etag', etag]
   return {
     route,
     body,
     etag,
-    headers: [...headers.endpoint, ...caching, 'content-length', String(body.length), REQUEST_ID, ''],
+    headers: [...headers.endpoint, ...caching, 'content-length', String(byteLength(body)), REQUEST_ID, ''],
     // A 304 carries what the 200 would have said about caching, and no body.
     notModifiedHeaders: [...headers.notModified, ...caching, REQUEST_ID, ''],
   }
@@ -58,8 +65,19 @@ export function answer (request: IncomingMessage, response: ServerResponse, repr
     response.writeHead(304, headers).end()
     return 304
   }
-  response.writeHead(200, headers).end(representation.body)
+  response.writeHead(200, headers)
+  // Node gathers the pieces into one write (the response corks its socket on the first).
+  const { body } = representation
+  const last = body.length - 1
+  for (let i = 0; i < last; i++) response.write(body[i])
+  response.end(body[last])
   return 200
+}
+
+export function byteLength (body: Body): number {
+  let length = 0
+  for (const piece of body) length += piece.length
+  return length
 }
 
 /** Whether If-None-Match names this tag: `*`, or a list of tags compared weakly, as RFC 9110 says. */

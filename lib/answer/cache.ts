@@ -1,4 +1,4 @@
-import type { Representation } from './answer.ts'
+import { byteLength, type Representation } from './answer.ts'
 
 /**
  * What an entry costs beyond its key and body: the Map slot, the entry, the representation,
@@ -8,11 +8,27 @@ import type { Representation } from './answer.ts'
  */
 const ENTRY_OVERHEAD_BYTES = 1024
 
+/**
+ * The doorkeeper remembers up to 2^16 recently asked-for keys (fewer where two share a slot):
+ * a stream of 30 000 new queries a second overwrites a slot every 2 s on average. 256 KiB.
+ */
+const DOORKEEPER_BITS = 16
+
+/**
+ * When the cache is full, the share of newcomers (keys the doorkeeper saw before) it keeps.
+ * A stream of new queries each sent a few times over (as by load generators whose threads
+ * each count from 1) gets past the doorkeeper: this turns the cache over sixteen times more
+ * slowly, while a page asked for all the time still gets in after some 16 misses.
+ */
+const KEPT_WHEN_FULL = 1 / 16
+
 /** What the caches of every generation have done, for /metrics: it outlives a reload. */
 export class CacheStats {
   hits = 0
   /** Representations rendered for a key the cache did not hold. */
   misses = 0
+  /** Misses kept (see ResponseCache). */
+  admissions = 0
   evictions = 0
 }
 
@@ -28,17 +44,26 @@ interface Entry {
 
 /**
  * Rendered 200s by cache key (see cache-key.ts), bounded in bytes whatever clients send.
+ *
+ * Admission: a miss is kept only when its key was asked for before, as a doorkeeper (a
+ * table of recent keys' hashes) remembers, and, once the cache is full, only one time in
+ * sixteen. A URL asked for once (a scan, a cache-busting load, a client paging through the
+ * list) then costs the cache nothing: no entry pushed out, no body copied, none of the dead
+ * bodies that only a garbage collection gives back. That turnover, more than the budget, was
+ * what a cache-busting load cost in memory (see the README).
+ *
  * Eviction is SIEVE (Zhang et al., NSDI '24): entries queue up newest first; a hit only sets
  * a bit; to make room, a hand walks from the oldest toward the newest, clearing bits, and
- * evicts the first entry whose bit is clear. A stream of URLs asked for once (a scan, a
- * cache-busting load) passes through without pushing out the pages asked for again and again,
- * which FIFO and LRU both let it do. A hit costs one Map lookup and one write.
+ * evicts the first entry whose bit is clear, so pages asked for again and again stay while
+ * others pass through, which FIFO and LRU do not allow. A hit costs one Map lookup and one write.
  *
  * Written here rather than taken from a package: the one maintained SIEVE package bounds
  * entries by count, and these vary from 200 bytes to megabytes.
  */
 export class ResponseCache {
   readonly #entries = new Map<string, Entry>()
+  /** The doorkeeper: by the high bits of a key's hash, the hash of the last key seen there. */
+  readonly #seen = new Uint32Array(2 ** DOORKEEPER_BITS)
   #newest: Entry | undefined
   #oldest: Entry | undefined
   /** Where the next eviction starts looking; undefined: at the oldest. */
@@ -60,19 +85,41 @@ export class ResponseCache {
     return entry.representation
   }
 
+  /** Offers what was rendered for a key that get() did not find; the cache decides whether to keep it. */
   set (key: string, representation: Representation): void {
     this.stats.misses++
-    const size = key.length + representation.body.length + ENTRY_OVERHEAD_BYTES
+    const length = byteLength(representation.body)
+    const size = key.length + length + ENTRY_OVERHEAD_BYTES
     // Larger than the whole cache: keeping it would evict everything else.
-    if (size > this.maxBytes) return
+    if (size > this.maxBytes || !this.#seenBefore(key)) return
+    if (this.#bytes + size > this.maxBytes && Math.random() >= KEPT_WHEN_FULL) return
+    this.stats.admissions++
+    // A copy of its own, so the cache holds exactly the bytes it counts and no view keeps a
+    // catalog's rendering alive; not from Node's shared pool, whose 8 KiB slabs a small
+    // body would keep alive.
+    const body = Buffer.allocUnsafeSlow(length)
+    let at = 0
+    for (const piece of representation.body) at += piece.copy(body, at)
     // Called on a miss only, within the same synchronous turn: the key is new.
-    const entry: Entry = { key, representation, size, visited: false, newer: undefined, older: this.#newest }
+    const entry: Entry = { key, representation: { ...representation, body: [body] }, size, visited: false, newer: undefined, older: this.#newest }
     if (this.#newest === undefined) this.#oldest = entry
     else this.#newest.newer = entry
     this.#newest = entry
     this.#entries.set(key, entry)
     this.#bytes += size
     while (this.#bytes > this.maxBytes) this.#evict()
+  }
+
+  /** Whether the doorkeeper saw this key since another took its slot; it remembers the key either way. FNV-1a. */
+  #seenBefore (key: string): boolean {
+    let hash = 0x811c9dc5
+    for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193)
+    const slot = hash >>> (32 - DOORKEEPER_BITS)
+    // Its lowest bit set: 0 is an empty slot.
+    const mark = (hash | 1) >>> 0
+    if (this.#seen[slot] === mark) return true
+    this.#seen[slot] = mark
+    return false
   }
 
   #evict (): void {

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox'
+import type { Body } from '../answer/answer.ts'
 import { ApiRoot, Description, Detail, FieldErrors, ObjectType, ObjectTypePage, OpenApiDocument, Status } from '../../schemas/api.ts'
 import type { Catalog } from '../inventory/catalog.ts'
 import type { ItemsJson } from '../inventory/items-json.ts'
@@ -54,7 +55,7 @@ export interface Endpoint {
   /** The statuses of its own; SHARED_RESPONSES has the rest. */
   readonly responses: { readonly 200: Response } & Readonly<Partial<Record<400 | 404, Response>>>
   /** The body of a 200 to GET and HEAD, or a thrown error of the catalogue (errors.ts). */
-  readonly render: (context: RenderContext) => Buffer
+  readonly render: (context: RenderContext) => Body
 }
 
 /** What every endpoint's GET may answer besides its own statuses. */
@@ -96,12 +97,11 @@ const OBJECT_TYPES_DESCRIPTION = 'Read-only list of object types.'
 function itemsJson ({ catalog, base, itemTail }: RenderContext): ItemsJson {
   return catalog.itemsJson(base + OBJECT_TYPES_PATH, itemTail)
 }
-const NOTHING = Buffer.alloc(0)
 const PAGE_END = Buffer.from(']}')
 
 /** An API root: what it leads to, by name, as absolute URLs. */
-function renderRoot (base: string, children: ReadonlyArray<readonly [string, string]>): Buffer {
-  return Buffer.from(orderedObject(children.map(([name, path]) => [name, toJson(base + path)])))
+function renderRoot (base: string, children: ReadonlyArray<readonly [string, string]>): Body {
+  return [Buffer.from(orderedObject(children.map(([name, path]) => [name, toJson(base + path)])))]
 }
 
 // One document per profile (its version is the service's), made when first asked for.
@@ -136,7 +136,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     summary: "The service's versions, installed apps, plugins and running workers.",
     parameters: [],
     responses: { 200: { schema: Status, description: 'The status.' } },
-    render: ({ catalog }) => catalog.statusBody,
+    render: ({ catalog }) => [catalog.statusBody],
   },
   {
     path: OBJECT_TYPES_PATH,
@@ -162,7 +162,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
       const [start, end] = pageRange(window, items.length)
       const [next, previous] = pageLinks(base + path, query, window, items.length)
       const head = Buffer.from(`{"count":${items.length},"next":${toJson(next)},"previous":${toJson(previous)},"results":[`)
-      return itemsJson(context).join(head, items, start, end, PAGE_END)
+      return itemsJson(context).page(head, items, start, end, PAGE_END)
     },
   },
   {
@@ -186,7 +186,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
       if (id === undefined) throw errors.notFound()
       const item = context.catalog.item(String(id))
       if (item === undefined || !context.catalog.matches(item, filter)) throw errors.noObjectType()
-      return itemsJson(context).join(NOTHING, [item], 0, 1, NOTHING)
+      return [itemsJson(context).item(item)]
     },
   },
   {
@@ -203,7 +203,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
         document = openApiDocument(ENDPOINTS, catalog.profile.status['service-version'])
         documents.set(catalog, document)
       }
-      return document
+      return [document]
     },
   },
 ]

@@ -33,7 +33,7 @@ export const Environment = Type.Object({
   ),
   ACCESS_LOG: flag('true logs every request'),
   METRICS: flag('true serves Prometheus metrics at /metrics'),
-  CACHE_MAX_MB: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'MiB of rendered answers to keep per process, at least 1; by default an eighth of the V8 heap limit, at most 32' })),
+  CACHE_MAX_MB: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'MiB of rendered answers to keep per process, at least 1; by default an eighth of the V8 heap limit, at most 16' })),
 })
 
 export type Environment = Static<typeof Environment>

@@ -74,6 +74,7 @@ export function answer (request: IncomingMessage, response: ServerResponse, repr
   return 200
 }
 
+/** The length of a body: its pieces' lengths added up. */
 export function byteLength (body: Body): number {
   let length = 0
   for (const piece of body) length += piece.length

@@ -4,8 +4,8 @@ const COMMA = Buffer.from(',')
 
 /**
  * Past this many pieces (an order or a filter that scatters a page's items), a page is copied
- * into one Buffer: Node's write costs more per piece than a copy does. Measured side by side:
- * 50 pieces cost as much as the copy, 165 a fifth more.
+ * into one Buffer: Node's write costs more per piece than a copy does. Measured side by side
+ * against copying every page: 50 pieces as fast, 165 a fifth fewer requests a second.
  */
 const MAX_PIECES = 32
 

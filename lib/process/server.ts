@@ -7,6 +7,7 @@ import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import { Served } from '../inventory/served.ts'
 import { superviseWorkers } from './cluster.ts'
+import { listen } from './listen.ts'
 import { reloadOnChange } from './reload.ts'
 import { closeOnSignal, shutdownBudgetMs } from './shutdown.ts'
 
@@ -51,7 +52,7 @@ async function main (): Promise<void> {
   closeOnSignal(app, config, logger)
   reloadOnChange({ config, served, tokens, metrics, logger })
   try {
-    await app.listen({ port: config.port, host: config.host, backlog: 4096 })
+    await listen(app, config.port, config.host)
   } catch (error) {
     stop(logger, hostProblem(error as NodeJS.ErrnoException, config.host) ?? error)
   }

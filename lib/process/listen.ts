@@ -1,0 +1,61 @@
+import cluster from 'node:cluster'
+import { once } from 'node:events'
+import { createServer, type AddressInfo, type ListenOptions, type Server } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+
+/**
+ * Listening sockets per address, sharing its port (SO_REUSEPORT). libuv accepts one connection
+ * per listening socket per turn of the event loop, and with 1000 busy keep-alive connections a
+ * turn takes 30–60 ms: one socket let in some 20 new connections a second, so under load the
+ * last of wrk's 1000 waited 7 s and probes queued behind them. The kernel spreads new connections
+ * over the sockets; 32 took that wait to under a second (README, Connections under load).
+ */
+export const ACCEPTORS = 32
+/** Each socket's queue of connections not yet accepted (Linux caps it at net.core.somaxconn). */
+const BACKLOG = 4096
+
+/**
+ * Listens on `host:port` with ACCEPTORS sockets per address, each handing its connections to
+ * the app's HTTP server; they stop accepting when the app starts closing.
+ */
+export async function listen (app: FastifyInstance, port: number, host: string): Promise<void> {
+  // A cluster worker listens once: the primary accepts and hands connections over. Elsewhere than
+  // on Linux, Node refuses SO_REUSEPORT or the system does not spread connections with it.
+  if (cluster.isWorker || process.platform !== 'linux') {
+    await app.listen({ port, host, backlog: BACKLOG })
+    return
+  }
+  // SO_REUSEPORT would also let a second copy of the service share a port it should find taken:
+  // bind it alone first, so that a taken port fails with EADDRINUSE as it would without.
+  if (port !== 0) (await bound(createServer(), { port, host, backlog: BACKLOG })).close()
+  const acceptors: Server[] = []
+  // Each acceptor counts the connections it accepted: the app's server waits only for its own,
+  // so closing waits for the acceptors' too (a net.Server emits 'close' once they have ended).
+  // Fastify runs preClose, then closes its server, then the onClose hooks added before it started.
+  let acceptorsClosed: Promise<unknown> | undefined
+  app.addHook('preClose', (done) => {
+    acceptorsClosed = Promise.all(acceptors.map((acceptor) => {
+      const closed = once(acceptor, 'close')
+      acceptor.close()
+      return closed
+    }))
+    done()
+  })
+  app.addHook('onClose', async () => { await acceptorsClosed })
+  const shared = { backlog: BACKLOG, reusePort: true }
+  await app.listen({ port, host, ...shared })
+  // A TCP listener's addresses, never a pipe's path.
+  for (const address of app.addresses() as AddressInfo[]) {
+    for (let i = 1; i < ACCEPTORS; i++) {
+      // As node:http's own listener does for its connections: half-open allowed, Nagle off.
+      const acceptor = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => app.server.emit('connection', socket))
+      acceptors.push(await bound(acceptor, { port: address.port, host: address.address, ...shared }))
+    }
+  }
+}
+
+async function bound (server: Server, options: ListenOptions): Promise<Server> {
+  server.listen(options)
+  await once(server, 'listening')
+  return server
+}

@@ -1,0 +1,138 @@
+import t from 'tap'
+import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
+import { ACCEPTORS } from '../lib/process/listen.ts'
+import { raw } from './http.ts'
+import { logged, run, start } from './service.ts'
+import { until } from './wait.ts'
+
+/** How many sockets listen on this TCP port, from the kernel's own tables. */
+function listeningSockets (port: number): number {
+  const local = `:${port.toString(16).toUpperCase().padStart(4, '0')}`
+  const LISTEN = '0A'
+  return ['/proc/net/tcp', '/proc/net/tcp6']
+    .flatMap((table) => readFileSync(table, 'utf8').trim().split('\n').slice(1))
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields[1]!.endsWith(local) && fields[3] === LISTEN)
+    .length
+}
+
+const connectionRefused = (port: number) => new Promise<string | undefined>((resolve) => {
+  const socket = connect(port, '127.0.0.1', () => {
+    socket.destroy()
+    resolve(undefined)
+  })
+  socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code))
+})
+
+/** The length in bytes of the answer to a request sent on a new keep-alive connection. */
+async function firstAnswerLength (port: number, request: string): Promise<number> {
+  const socket = connect(port, '127.0.0.1', () => socket.write(request))
+  socket.setTimeout(10_000, () => socket.destroy(new Error('no whole answer in 10 s')))
+  let answer = Buffer.alloc(0)
+  for await (const chunk of socket) {
+    answer = Buffer.concat([answer, chunk])
+    const headerEnd = answer.indexOf('\r\n\r\n')
+    const length = /\r\ncontent-length: (\d+)\r\n/i.exec(answer.toString('latin1'))
+    if (headerEnd >= 0 && length !== null && answer.length >= headerEnd + 4 + Number(length[1])) break
+  }
+  socket.destroy()
+  return answer.length
+}
+
+t.test(`the service listens with ${ACCEPTORS} sockets on its port, and all stop accepting when it closes`, async (t) => {
+  const server = await start(t, { SHUTDOWN_TIMEOUT_MS: '5000' })
+  t.equal(listeningSockets(server.port), ACCEPTORS)
+  // Half a request keeps the process open after its listeners close.
+  const late = connect(server.port, '127.0.0.1')
+  await once(late, 'connect')
+  late.write('GET /api/status/ HTTP/1.1\r\nHost: a.test\r\n')
+  let answer = ''
+  late.on('data', (chunk) => { answer += chunk })
+  server.child.kill('SIGTERM')
+  await logged(server, '"msg":"closing"')
+  await until('every listening socket to close', () => listeningSockets(server.port) === 0)
+  t.equal(await connectionRefused(server.port), 'ECONNREFUSED', 'a new connection is refused')
+  late.write('\r\n')
+  const { code } = await server.exited
+  t.equal(code, 0)
+  t.match(answer, /^HTTP\/1\.1 200 OK\r\n/)
+  t.match(answer, /\r\nconnection: close\r\n/i, 'the open connection still got its answer')
+})
+
+t.test('WORKERS=2: one listening socket, the primary\'s, which hands connections to the workers', async (t) => {
+  const { port } = await start(t, { WORKERS: '2' })
+  t.equal(listeningSockets(port), 1)
+})
+
+t.test('a port already taken stops start-up with EADDRINUSE, also when another copy of the service has it', async (t) => {
+  const first = await start(t)
+  const stopped = async (env: NodeJS.ProcessEnv) => {
+    const service = run(env)
+    t.teardown(() => { service.child.kill('SIGKILL') })
+    await until('the service to stop', () => service.child.exitCode !== null)
+    return service.exited
+  }
+  const { code, output } = await stopped({ PORT: String(first.port) })
+  t.equal(code, 1)
+  t.match(output, '"level":60,')
+  t.match(output, `listen EADDRINUSE: address already in use 127.0.0.1:${first.port}`)
+  t.equal(listeningSockets(first.port), ACCEPTORS, 'the first keeps its sockets')
+
+  const other = createServer().listen(0, '127.0.0.1')
+  t.teardown(() => { other.close() })
+  await once(other, 'listening')
+  const taken = (other.address() as AddressInfo).port
+  const third = await stopped({ PORT: String(taken) })
+  t.equal(third.code, 1)
+  t.match(third.output, `listen EADDRINUSE: address already in use 127.0.0.1:${taken}`)
+})
+
+t.test('while keep-alive connections keep the server busy, new connections are let in at once', async (t) => {
+  const { port } = await start(t)
+  const REQUEST = 'GET /api/status/ HTTP/1.1\r\nHost: busy.test\r\n\r\n'
+  // Every answer to it has the same length: its Date and X-Request-ID are of fixed width.
+  const answerLength = await firstAnswerLength(port, REQUEST)
+  const BUSY = 200
+  const PIPELINED = 16
+  const batch = REQUEST.repeat(PIPELINED)
+  let busy = true
+  let answered = 0
+  /** One busy client: a batch of pipelined requests, the next as soon as all are answered. */
+  const keepBusy = () => new Promise<void>((resolve, reject) => {
+    const socket: Socket = connect(port, '127.0.0.1', () => socket.write(batch))
+    socket.setTimeout(10_000, () => socket.destroy(new Error('a batch unanswered for 10 s')))
+    let pending = PIPELINED * answerLength
+    socket.on('data', (chunk: Buffer) => {
+      pending -= chunk.length
+      if (pending > 0) return
+      if (pending < 0) return reject(new Error(`answers of an unexpected length (${-pending} bytes over)`))
+      answered += PIPELINED
+      if (!busy) return socket.end()
+      pending = PIPELINED * answerLength
+      socket.write(batch)
+    })
+    socket.on('close', () => resolve())
+    socket.on('error', reject)
+  })
+  const clients = Array.from({ length: BUSY }, keepBusy)
+  await until('the busy clients to be answered', () => answered >= BUSY * PIPELINED * 4)
+
+  const NEW = 300
+  const started = Date.now()
+  const times = await Promise.all(Array.from({ length: NEW }, async () => {
+    try {
+      const answer = await raw(port, 'GET /readyz HTTP/1.1\r\nHost: probe.test\r\nConnection: close\r\n\r\n')
+      return answer.endsWith('\r\n\r\n{"status":"ready"}') ? Date.now() - started : Infinity
+    } catch {
+      return Infinity // no answer within raw's deadline of 10 s
+    }
+  }))
+  const answeredMeanwhile = answered
+  busy = false
+  await Promise.all(clients)
+  const slowest = Math.max(...times)
+  t.ok(answeredMeanwhile > BUSY * PIPELINED * 8, `the server was busy: ${answeredMeanwhile} answers on the busy connections`)
+  t.ok(slowest < 5000, `${NEW} new connections answered within ${slowest} ms (with one listening socket, some got no answer in 10 s)`)
+})

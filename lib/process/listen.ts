@@ -13,6 +13,11 @@ import type { FastifyInstance } from 'fastify'
 export const ACCEPTORS = 32
 /** Each socket's queue of connections not yet accepted (Linux caps it at net.core.somaxconn). */
 const BACKLOG = 4096
+/**
+ * Node honours reusePort from 22.12 and 23.1 on. An older one (this machine's Node 20) ignores it,
+ * and the second socket would fail with EADDRINUSE: there the service listens once, as before.
+ */
+const REUSE_PORT = !/^v(?:1?[0-9]|2[01]|22\.(?:[0-9]|1[01])|23\.0)\./.test(process.version)
 
 /**
  * Listens on `host:port` with ACCEPTORS sockets per address, each handing its connections to
@@ -21,7 +26,7 @@ const BACKLOG = 4096
 export async function listen (app: FastifyInstance, port: number, host: string): Promise<void> {
   // A cluster worker listens once: the primary accepts and hands connections over. Elsewhere than
   // on Linux, Node refuses SO_REUSEPORT or the system does not spread connections with it.
-  if (cluster.isWorker || process.platform !== 'linux') {
+  if (cluster.isWorker || process.platform !== 'linux' || !REUSE_PORT) {
     await app.listen({ port, host, backlog: BACKLOG })
     return
   }

@@ -1,20 +1,29 @@
 import t from 'tap'
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
+import { join } from 'node:path'
 import { ACCEPTORS } from '../lib/process/listen.ts'
 import { raw } from './http.ts'
-import { logged, run, start } from './service.ts'
+import { logged, run, start, workerPids } from './service.ts'
 import { until } from './wait.ts'
 
-/** How many sockets listen on this TCP port, from the kernel's own tables. */
-function listeningSockets (port: number): number {
+/** The listening sockets on this TCP port, by inode, from the kernel's own tables. */
+function listeningSockets (port: number): string[] {
   const local = `:${port.toString(16).toUpperCase().padStart(4, '0')}`
   const LISTEN = '0A'
   return ['/proc/net/tcp', '/proc/net/tcp6']
     .flatMap((table) => readFileSync(table, 'utf8').trim().split('\n').slice(1))
     .map((line) => line.trim().split(/\s+/))
     .filter((fields) => fields[1]!.endsWith(local) && fields[3] === LISTEN)
+    .map((fields) => fields[9]!)
+}
+
+/** How many of these sockets the process has open. */
+function heldBy (pid: number, sockets: string[]): number {
+  const fds = `/proc/${pid}/fd`
+  return readdirSync(fds)
+    .filter((fd) => sockets.includes(/^socket:\[(\d+)\]$/.exec(readlinkSync(join(fds, fd)))?.[1] ?? ''))
     .length
 }
 
@@ -43,7 +52,8 @@ async function firstAnswerLength (port: number, request: string): Promise<number
 
 t.test(`the service listens with ${ACCEPTORS} sockets on its port, and all stop accepting when it closes`, async (t) => {
   const server = await start(t, { SHUTDOWN_TIMEOUT_MS: '5000' })
-  t.equal(listeningSockets(server.port), ACCEPTORS)
+  // Fastify says it listens once the first is bound.
+  await until(`${ACCEPTORS} listening sockets`, () => listeningSockets(server.port).length === ACCEPTORS)
   // Half a request keeps the process open after its listeners close.
   const late = connect(server.port, '127.0.0.1')
   await once(late, 'connect')
@@ -52,7 +62,7 @@ t.test(`the service listens with ${ACCEPTORS} sockets on its port, and all stop 
   late.on('data', (chunk) => { answer += chunk })
   server.child.kill('SIGTERM')
   await logged(server, '"msg":"closing"')
-  await until('every listening socket to close', () => listeningSockets(server.port) === 0)
+  await until('every listening socket to close', () => listeningSockets(server.port).length === 0)
   t.equal(await connectionRefused(server.port), 'ECONNREFUSED', 'a new connection is refused')
   late.write('\r\n')
   const { code } = await server.exited
@@ -61,9 +71,13 @@ t.test(`the service listens with ${ACCEPTORS} sockets on its port, and all stop 
   t.match(answer, /\r\nconnection: close\r\n/i, 'the open connection still got its answer')
 })
 
-t.test('WORKERS=2: one listening socket, the primary\'s, which hands connections to the workers', async (t) => {
-  const { port } = await start(t, { WORKERS: '2' })
-  t.equal(listeningSockets(port), 1)
+t.test(`WORKERS=2: each worker listens with its own ${ACCEPTORS} sockets on the one port, the primary with none`, async (t) => {
+  const server = await start(t, { WORKERS: '2' })
+  const workers = await workerPids(server, 2)
+  await until(`${2 * ACCEPTORS} listening sockets`, () => listeningSockets(server.port).length === 2 * ACCEPTORS)
+  const sockets = listeningSockets(server.port)
+  t.same(workers.map((pid) => heldBy(pid, sockets)), [ACCEPTORS, ACCEPTORS], 'each worker its own')
+  t.equal(heldBy(server.child.pid!, sockets), 0, 'the primary none: it hands no connection over')
 })
 
 t.test('a port already taken stops start-up with EADDRINUSE, also when another copy of the service has it', async (t) => {
@@ -78,7 +92,7 @@ t.test('a port already taken stops start-up with EADDRINUSE, also when another c
   t.equal(code, 1)
   t.match(output, '"level":60,')
   t.match(output, `listen EADDRINUSE: address already in use 127.0.0.1:${first.port}`)
-  t.equal(listeningSockets(first.port), ACCEPTORS, 'the first keeps its sockets')
+  t.equal(listeningSockets(first.port).length, ACCEPTORS, 'the first keeps its sockets')
 
   const other = createServer().listen(0, '127.0.0.1')
   t.teardown(() => { other.close() })
@@ -89,50 +103,54 @@ t.test('a port already taken stops start-up with EADDRINUSE, also when another c
   t.match(third.output, `listen EADDRINUSE: address already in use 127.0.0.1:${taken}`)
 })
 
-t.test('while keep-alive connections keep the server busy, new connections are let in at once', async (t) => {
-  const { port } = await start(t)
-  const REQUEST = 'GET /api/status/ HTTP/1.1\r\nHost: busy.test\r\n\r\n'
-  // Every answer to it has the same length: its Date and X-Request-ID are of fixed width.
-  const answerLength = await firstAnswerLength(port, REQUEST)
-  const BUSY = 200
-  const PIPELINED = 16
-  const batch = REQUEST.repeat(PIPELINED)
-  let busy = true
-  let answered = 0
-  /** One busy client: a batch of pipelined requests, the next as soon as all are answered. */
-  const keepBusy = () => new Promise<void>((resolve, reject) => {
-    const socket: Socket = connect(port, '127.0.0.1', () => socket.write(batch))
-    socket.setTimeout(10_000, () => socket.destroy(new Error('a batch unanswered for 10 s')))
-    let pending = PIPELINED * answerLength
-    socket.on('data', (chunk: Buffer) => {
-      pending -= chunk.length
-      if (pending > 0) return
-      if (pending < 0) return reject(new Error(`answers of an unexpected length (${-pending} bytes over)`))
-      answered += PIPELINED
-      if (!busy) return socket.end()
-      pending = PIPELINED * answerLength
-      socket.write(batch)
+for (const [how, env] of [['one process', {}], ['WORKERS=2', { WORKERS: '2' }]] as const) {
+  t.test(`${how}: while keep-alive connections keep the server busy, new connections are let in at once`, async (t) => {
+    const { port } = await start(t, env)
+    const REQUEST = 'GET /api/status/ HTTP/1.1\r\nHost: busy.test\r\n\r\n'
+    // Every answer to it has the same length: its Date and X-Request-ID are of fixed width.
+    const answerLength = await firstAnswerLength(port, REQUEST)
+    const BUSY = 200
+    const PIPELINED = 16
+    const batch = REQUEST.repeat(PIPELINED)
+    let busy = true
+    let answered = 0
+    /** One busy client: a batch of pipelined requests, the next as soon as all are answered. */
+    const keepBusy = () => new Promise<void>((resolve, reject) => {
+      const socket: Socket = connect(port, '127.0.0.1', () => socket.write(batch))
+      socket.setTimeout(10_000, () => socket.destroy(new Error('a batch unanswered for 10 s')))
+      let pending = PIPELINED * answerLength
+      socket.on('data', (chunk: Buffer) => {
+        pending -= chunk.length
+        if (pending > 0) return
+        if (pending < 0) return reject(new Error(`answers of an unexpected length (${-pending} bytes over)`))
+        answered += PIPELINED
+        if (!busy) return socket.end()
+        pending = PIPELINED * answerLength
+        socket.write(batch)
+      })
+      socket.on('close', () => resolve())
+      socket.on('error', reject)
     })
-    socket.on('close', () => resolve())
-    socket.on('error', reject)
-  })
-  const clients = Array.from({ length: BUSY }, keepBusy)
-  await until('the busy clients to be answered', () => answered >= BUSY * PIPELINED * 4)
+    const clients = Array.from({ length: BUSY }, keepBusy)
+    await until('the busy clients to be answered', () => answered >= BUSY * PIPELINED * 4)
 
-  const NEW = 300
-  const started = Date.now()
-  const times = await Promise.all(Array.from({ length: NEW }, async () => {
-    try {
-      const answer = await raw(port, 'GET /readyz HTTP/1.1\r\nHost: probe.test\r\nConnection: close\r\n\r\n')
-      return answer.endsWith('\r\n\r\n{"status":"ready"}') ? Date.now() - started : Infinity
-    } catch {
-      return Infinity // no answer within raw's deadline of 10 s
-    }
-  }))
-  const answeredMeanwhile = answered
-  busy = false
-  await Promise.all(clients)
-  const slowest = Math.max(...times)
-  t.ok(answeredMeanwhile > BUSY * PIPELINED * 8, `the server was busy: ${answeredMeanwhile} answers on the busy connections`)
-  t.ok(slowest < 5000, `${NEW} new connections answered within ${slowest} ms (with one listening socket, some got no answer in 10 s)`)
-})
+    const NEW = 300
+    const started = Date.now()
+    const times = await Promise.all(Array.from({ length: NEW }, async () => {
+      try {
+        const answer = await raw(port, 'GET /readyz HTTP/1.1\r\nHost: probe.test\r\nConnection: close\r\n\r\n')
+        return answer.endsWith('\r\n\r\n{"status":"ready"}') ? Date.now() - started : Infinity
+      } catch {
+        return Infinity // no answer within raw's deadline of 10 s
+      }
+    }))
+    const answeredMeanwhile = answered
+    busy = false
+    await Promise.all(clients)
+    const slowest = Math.max(...times)
+    t.ok(answeredMeanwhile > BUSY * PIPELINED * 8, `the server was busy: ${answeredMeanwhile} answers on the busy connections`)
+    // Measured: 0.4–0.7 s. Through one listening socket, some got no answer in 10 s; with WORKERS=2,
+    // through the primary's socket, which hands each connection over to a worker, the last took 3.1–3.6 s.
+    t.ok(slowest < 2000, `${NEW} new connections answered within ${slowest} ms`)
+  })
+}

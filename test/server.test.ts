@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { DEFAULT_PROFILE } from './helper.ts'
 import { fetch, raw } from './http.ts'
-import { logged, run, start } from './service.ts'
+import { logged, run, start, workerPids } from './service.ts'
 import { until } from './wait.ts'
 
 const get = (port: number, path: string) => fetch(port, path)
@@ -211,12 +211,13 @@ t.test('WORKERS=2: two processes share the port, a dead one is replaced, SIGTERM
   for (const pid of [second!, replacement!]) t.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `worker ${pid} is gone`)
 })
 
-t.test('WORKERS=2: a worker that cannot listen stops the service with exit 1', async (t) => {
+t.test('WORKERS=2: a port already taken stops the service before any worker starts, exit 1', async (t) => {
   const { port } = await start(t)
   const { code, output } = await run({ WORKERS: '2', PORT: String(port) }).exited
   t.equal(code, 1)
-  t.match(output, '"msg":"a worker failed to start"')
-  t.match(output, '"msg":"stopping all workers"')
+  t.match(output, '"level":60,')
+  t.match(output, `"msg":"listen EADDRINUSE: address already in use 127.0.0.1:${port}"`)
+  t.notMatch(output, 'starting workers')
 })
 
 t.test('WORKERS=2: a worker that does not stop on SIGTERM is killed after its shutdown budget, exit 1', async (t) => {
@@ -304,13 +305,6 @@ t.test('PROFILE_WATCH=true: a changed or replaced profile file is reloaded', asy
   await versionBecomes('3.0.0')
   t.pass('each change served, a broken one refused')
 })
-
-/** The pids of the workers that have logged that they listen, once there are `count`. */
-async function workerPids (server: ReturnType<typeof run>, count: number): Promise<number[]> {
-  const pids = () => [...new Set([...server.output().matchAll(/"pid":(\d+),[^\n]*Server listening/g)].map((match) => Number(match[1])))]
-  await until(`${count} workers listening`, () => pids().length >= count)
-  return pids()
-}
 
 t.test('PROFILE_WATCH=true: a ConfigMap updated as the kubelet does it is served within a second, twice; a broken one is refused', async (t) => {
   // The kubelet's layout: profile.json -> ..data/profile.json, ..data -> ..<timestamp>/.

@@ -61,6 +61,13 @@ export async function start (t: Test, env: NodeJS.ProcessEnv = {}, options: RunO
   return { ...service, port: port! }
 }
 
+/** The pids of the workers that have logged that they listen, once there are `count`. */
+export async function workerPids (server: ReturnType<typeof run>, count: number): Promise<number[]> {
+  const pids = () => [...new Set([...server.output().matchAll(/"pid":(\d+),[^\n]*Server listening/g)].map((match) => Number(match[1])))]
+  await until(`${count} workers listening`, () => pids().length >= count)
+  return pids()
+}
+
 /** Resolves once the service has logged this text (at least `times` times). */
 export function logged (service: ReturnType<typeof run>, text: string, times = 1): Promise<void> {
   return until(`the log to say ${JSON.stringify(text)}${times > 1 ? ` ${times} times` : ''}`, () => service.output().split(text).length - 1 >= times)

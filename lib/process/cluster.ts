@@ -3,21 +3,32 @@ import type { Logger } from 'pino'
 
 /** Beyond the workers' own shutdown budget, before the primary kills them. */
 const KILL_MARGIN_MS = 5000
+/**
+ * What a worker tells the primary once it listens. A worker binds its own sockets (listen.ts),
+ * so the cluster module does not see it listen and the worker's 'listening' event never fires.
+ */
+const LISTENING = 'inventory-status-api:listening'
+
+/** In a worker: tells the primary that this worker now serves. */
+export function reportListening (): void {
+  process.send!(LISTENING)
+}
 
 /**
  * The primary of a multi-process service: forks `count` workers that share the port, replaces
  * a worker that dies after it was serving, and on SIGTERM/SIGINT has every worker drain, then
  * exits 0; workers still there `shutdownBudgetMs` (plus a margin) later are killed: exit 1.
  * A worker that dies before it ever listened is a start-up failure: all stop, exit 1.
+ * `env` is added to the workers' environment.
  */
-export function superviseWorkers (count: number, shutdownBudgetMs: number, logger: Logger): void {
+export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, shutdownBudgetMs: number, logger: Logger): void {
   let stopping = false
   const workers = new Set<Worker>()
   const fork = () => {
-    const worker = cluster.fork()
+    const worker = cluster.fork(env)
     workers.add(worker)
     let listening = false
-    worker.once('listening', () => { listening = true })
+    worker.on('message', (message) => { if (message === LISTENING) listening = true })
     worker.once('exit', (code, signal) => {
       workers.delete(worker)
       if (stopping) return

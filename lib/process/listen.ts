@@ -20,19 +20,33 @@ const BACKLOG = 4096
 const REUSE_PORT = !/^v(?:1?[0-9]|2[01]|22\.(?:[0-9]|1[01])|23\.0)\./.test(process.version)
 
 /**
+ * Checks that `host:port` is free by binding it alone, and returns the port: the one the system
+ * chose, for port 0. SO_REUSEPORT would also let a second copy of the service share a port it
+ * should find taken, so a taken port must fail here, with EADDRINUSE, as it would without.
+ */
+export async function reservePort (port: number, host: string): Promise<number> {
+  const probe = await bound(createServer(), { port, host, backlog: BACKLOG })
+  const chosen = (probe.address() as AddressInfo).port
+  probe.close()
+  await once(probe, 'close')
+  return chosen
+}
+
+/**
  * Listens on `host:port` with ACCEPTORS sockets per address, each handing its connections to
- * the app's HTTP server; they stop accepting when the app starts closing.
+ * the app's HTTP server; they stop accepting when the app starts closing. A cluster worker binds
+ * its own (exclusive): through the primary's one socket, which hands each connection over to a
+ * worker and waits for its reply, new connections came in as slowly as through one socket.
  */
 export async function listen (app: FastifyInstance, port: number, host: string): Promise<void> {
-  // A cluster worker listens once: the primary accepts and hands connections over. Elsewhere than
-  // on Linux, Node refuses SO_REUSEPORT or the system does not spread connections with it.
-  if (cluster.isWorker || process.platform !== 'linux' || !REUSE_PORT) {
+  // Elsewhere than on Linux, Node refuses SO_REUSEPORT or the system does not spread connections
+  // with it; there a cluster worker listens through the primary.
+  if (process.platform !== 'linux' || !REUSE_PORT) {
     await app.listen({ port, host, backlog: BACKLOG })
     return
   }
-  // SO_REUSEPORT would also let a second copy of the service share a port it should find taken:
-  // bind it alone first, so that a taken port fails with EADDRINUSE as it would without.
-  if (port !== 0) (await bound(createServer(), { port, host, backlog: BACKLOG })).close()
+  // The primary of a cluster has reserved the port before forking the workers.
+  if (cluster.isPrimary && port !== 0) await reservePort(port, host)
   const acceptors: Server[] = []
   // Each acceptor counts the connections it accepted: the app's server waits only for its own,
   // so closing waits for the acceptors' too (a net.Server emits 'close' once they have ended).
@@ -47,7 +61,7 @@ export async function listen (app: FastifyInstance, port: number, host: string):
     done()
   })
   app.addHook('onClose', async () => { await acceptorsClosed })
-  const shared = { backlog: BACKLOG, reusePort: true }
+  const shared = { backlog: BACKLOG, reusePort: true, exclusive: true }
   await app.listen({ port, host, ...shared })
   // A TCP listener's addresses, never a pipe's path.
   for (const address of app.addresses() as AddressInfo[]) {

@@ -6,8 +6,8 @@ import { hostProblem, loadConfig, type Config } from '../config.ts'
 import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import { Served } from '../inventory/served.ts'
-import { superviseWorkers } from './cluster.ts'
-import { listen } from './listen.ts'
+import { reportListening, superviseWorkers } from './cluster.ts'
+import { listen, reservePort } from './listen.ts'
 import { reloadOnChange } from './reload.ts'
 import { closeOnSignal, shutdownBudgetMs } from './shutdown.ts'
 
@@ -30,9 +30,16 @@ async function main (): Promise<void> {
     return stop(logger, error)
   }
   if (cluster.isPrimary && config.workers > 1) {
+    // Configuration, profile, tokens and port are checked here, so a bad one stops before any
+    // worker starts. The workers bind the port themselves: PORT=0 must give them all the same one.
+    let port: number
+    try {
+      port = await reservePort(config.port, config.host)
+    } catch (error) {
+      return cannotListen(logger, error, config.host)
+    }
     if (config.metrics) (await import('../ops/metrics.ts')).serveClusterMetrics()
-    // Configuration, profile and tokens were checked above, so a bad one stops before any worker starts.
-    return superviseWorkers(config.workers, shutdownBudgetMs(config), logger)
+    return superviseWorkers(config.workers, { PORT: String(port) }, shutdownBudgetMs(config), logger)
   }
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens?.count }, 'profile loaded')
 
@@ -54,8 +61,9 @@ async function main (): Promise<void> {
   try {
     await listen(app, config.port, config.host)
   } catch (error) {
-    stop(logger, hostProblem(error as NodeJS.ErrnoException, config.host) ?? error)
+    cannotListen(logger, error, config.host)
   }
+  if (cluster.isWorker) reportListening()
 }
 
 /**
@@ -66,6 +74,11 @@ async function main (): Promise<void> {
 function stop (logger: Logger, error: unknown): never {
   logger.fatal((error as Error).message)
   process.exit(1)
+}
+
+/** Binding failed: an unusable HOST names the setting to fix, anything else (EADDRINUSE…) is the system's reason. */
+function cannotListen (logger: Logger, error: unknown, host: string): never {
+  stop(logger, hostProblem(error as NodeJS.ErrnoException, host) ?? error)
 }
 
 await main()

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { cp, mkdtemp, readdir, rm } from 'node:fs/promises'
+import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -23,6 +23,10 @@ t.test('the bundle, alone with the profile and package.json, answers byte for by
   await cp(join(ROOT, 'data'), join(image, 'data'), { recursive: true })
   await cp(join(ROOT, 'package.json'), join(image, 'package.json'))
   t.same((await readdir(image)).sort(), ['data', 'dist', 'package.json'], 'no node_modules beside it')
+  // One non-ASCII character in a licence comment made V8 keep the 1.6 MB chunk as a two-byte string.
+  const chunks = (await readdir(join(image, 'dist/service'))).filter((file) => file.endsWith('.js'))
+  const nonAscii = await Promise.all(chunks.map(async (file) => (await readFile(join(image, 'dist/service', file))).some((byte) => byte > 0x7f)))
+  t.same(nonAscii, chunks.map(() => false), `all ${chunks.length} chunks are ASCII, which V8 stores one byte per character`)
 
   // Nothing listens at this Redis address: both log the refused connection and answer the same.
   const redisPort = await freePort()

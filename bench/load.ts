@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { fetchRaw } from './fetch.ts'
+import { IMAGE_NODE_FLAGS } from './image.ts'
 
 const haveCommand = (name: string) => {
   try {
@@ -132,5 +133,5 @@ export function load ({ port, path, seconds, connections, threads = 1, core, hea
   }
 }
 
-/** The built service, the bundle the image ships (dist/service/main.js). */
-export const SERVICE_SCRIPT = fileURLToPath(new URL('../service/main.js', import.meta.url))
+/** The built service, the bundle the image ships (dist/service/main.js), after the image's Node flags. */
+export const SERVICE = [...IMAGE_NODE_FLAGS, fileURLToPath(new URL('../service/main.js', import.meta.url))]

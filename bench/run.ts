@@ -9,7 +9,8 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { fetchRaw } from './fetch.ts'
-import { cpuMicros, fetchPage, HOST, load, median, peakRssMiB, pinned, rssMiB, SERVICE_SCRIPT, TASKSET, UNIQUE_SUFFIX, waitFor200, WRK } from './load.ts'
+import { IMAGE_NODE_FLAGS } from './image.ts'
+import { cpuMicros, fetchPage, HOST, load, median, peakRssMiB, pinned, rssMiB, SERVICE, TASKSET, UNIQUE_SUFFIX, waitFor200, WRK } from './load.ts'
 
 const nodeVersion = (binary: string) => execFileSync(binary, ['--version']).toString().trim()
 
@@ -54,7 +55,7 @@ const NOT_MODIFIED_CASE = 'not modified (304 of the canonical page)'
 interface Case { path: string, headers?: string[], notModified?: boolean }
 
 function startService (): ChildProcess {
-  const [command, ...args] = pinned('1', [options.node, SERVICE_SCRIPT])
+  const [command, ...args] = pinned('1', [options.node, ...SERVICE])
   return spawn(command!, args, {
     env: { ...process.env, PORT: String(SERVICE_PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', METRICS: String(options.metrics) },
     stdio: 'inherit',
@@ -91,6 +92,7 @@ async function main (): Promise<void> {
   const rssBefore = rssMiB(service.pid!)
   console.log(`load generator: ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s per server and case,` +
     ` ${TASKSET ? 'servers on core 1, load on core 0' : 'not pinned (no taskset or one core)'}; node ${nodeVersion(options.node)}` +
+    `, the service with the image's ${IMAGE_NODE_FLAGS.join(' ')}` +
     (options.metrics ? '; service with METRICS=true' : ''))
   console.log(`start-up to first 200: ${startupMs.toFixed(0)} ms`)
   for (const path of Object.values(CASES)) {

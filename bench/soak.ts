@@ -11,7 +11,8 @@ import { Agent, request } from 'node:http'
 import { connect } from 'node:net'
 import { createHistogram } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
-import { HOST, rssMiB, SERVICE_SCRIPT, waitFor200 } from './load.ts'
+import { IMAGE_NODE_FLAGS } from './image.ts'
+import { HOST, rssMiB, SERVICE, waitFor200 } from './load.ts'
 
 const { values: options } = parseArgs({
   options: {
@@ -100,14 +101,14 @@ async function loop (until: number, step: () => Promise<void>): Promise<void> {
 
 async function main (): Promise<void> {
   const heap = options['max-old-space-size']
-  const service = spawn(process.execPath, [...(heap === undefined ? [] : [`--max-old-space-size=${heap}`]), SERVICE_SCRIPT], {
+  const service = spawn(process.execPath, [...(heap === undefined ? [] : [`--max-old-space-size=${heap}`]), ...SERVICE], {
     env: { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DRAIN_DELAY_MS: '0' },
     stdio: 'inherit',
   })
   await waitFor200(PORT, '/api/status/')
   console.log(`soak: ${SECONDS} s, ${CONNECTIONS} keep-alive connections, ${CHURNING} clients with a new connection` +
-    ` per request and ${CHURNING} that abandon half-sent requests; node ${process.version}` +
-    (heap === undefined ? '' : `, --max-old-space-size=${heap}`))
+    ` per request and ${CHURNING} that abandon half-sent requests; node ${process.version} ${IMAGE_NODE_FLAGS.join(' ')}` +
+    (heap === undefined ? '' : ` --max-old-space-size=${heap}`))
 
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS })
   const started = Date.now()

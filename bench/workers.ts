@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { CORES, cpuMicros, load, median, SERVICE_SCRIPT, UNIQUE_SUFFIX, waitFor200, WRK, type LoadFigures } from './load.ts'
+import { CORES, cpuMicros, load, median, SERVICE, UNIQUE_SUFFIX, waitFor200, WRK, type LoadFigures } from './load.ts'
 
 const { values: options } = parseArgs({
   options: {
@@ -35,7 +35,7 @@ function serviceCpuMicros (primary: number): number {
 }
 
 async function measure (workers: number, path: string): Promise<LoadFigures & { cpuPerRequest: number }> {
-  const service = spawn(process.execPath, [SERVICE_SCRIPT], {
+  const service = spawn(process.execPath, SERVICE, {
     env: { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', WORKERS: String(workers) },
     stdio: 'inherit',
   })

@@ -5,6 +5,7 @@ import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { IMAGE_NODE_FLAGS } from '../bench/image.ts'
 import { exchange, fetch, freePort } from './http.ts'
 import { command, logged, start } from './service.ts'
 
@@ -60,4 +61,9 @@ t.test('the bundle, alone with the profile and package.json, answers byte for by
   const captured = await command(['capture', `http://127.0.0.1:${bundle.port}`], {}, { script: join(image, 'dist/service/main.js') })
   t.equal(captured.code, 0, captured.stderr)
   t.equal(JSON.parse(captured.stdout).objectTypes.length, 163)
+})
+
+t.test('the image starts the service with the Node flags the benchmarks use', async (t) => {
+  const entrypoint = /^ENTRYPOINT (.*)$/m.exec(await readFile(join(ROOT, 'Dockerfile'), 'utf8'))
+  t.same(JSON.parse(entrypoint![1]!), ['node', ...IMAGE_NODE_FLAGS, 'dist/service/main.js'])
 })

@@ -22,9 +22,14 @@ function listeningSockets (port: number): string[] {
 /** How many of these sockets the process has open. */
 function heldBy (pid: number, sockets: string[]): number {
   const fds = `/proc/${pid}/fd`
-  return readdirSync(fds)
-    .filter((fd) => sockets.includes(/^socket:\[(\d+)\]$/.exec(readlinkSync(join(fds, fd)))?.[1] ?? ''))
-    .length
+  const target = (fd: string) => {
+    try {
+      return readlinkSync(join(fds, fd))
+    } catch {
+      return '' // closed since the listing
+    }
+  }
+  return readdirSync(fds).filter((fd) => sockets.includes(/^socket:\[(\d+)\]$/.exec(target(fd))?.[1] ?? '')).length
 }
 
 const connectionRefused = (port: number) => new Promise<string | undefined>((resolve) => {
@@ -78,6 +83,22 @@ t.test(`WORKERS=2: each worker listens with its own ${ACCEPTORS} sockets on the 
   const sockets = listeningSockets(server.port)
   t.same(workers.map((pid) => heldBy(pid, sockets)), [ACCEPTORS, ACCEPTORS], 'each worker its own')
   t.equal(heldBy(server.child.pid!, sockets), 0, 'the primary none: it hands no connection over')
+})
+
+t.test('elsewhere than on Linux: one listening socket, and with WORKERS=2 the primary\'s hands connections over', async (t) => {
+  const preload = `--import=${new URL('./fixtures/elsewhere-than-linux.mjs', import.meta.url).pathname}`
+  const elsewhere = { NODE_OPTIONS: [process.env.NODE_OPTIONS, preload].filter(Boolean).join(' ') }
+  const single = await start(t, elsewhere)
+  t.equal(listeningSockets(single.port).length, 1)
+  t.match(await raw(single.port, 'GET /readyz HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n'), /\r\n\r\n\{"status":"ready"\}$/)
+
+  const cluster = await start(t, { ...elsewhere, WORKERS: '2' })
+  const workers = await workerPids(cluster, 2)
+  const sockets = listeningSockets(cluster.port)
+  t.equal(sockets.length, 1)
+  t.equal(heldBy(cluster.child.pid!, sockets), 1, 'the primary\'s')
+  t.same(workers.map((pid) => heldBy(pid, sockets)), [0, 0])
+  t.match(await raw(cluster.port, 'GET /readyz HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n'), /\r\n\r\n\{"status":"ready"\}$/)
 })
 
 t.test('a port already taken stops start-up with EADDRINUSE, also when another copy of the service has it', async (t) => {

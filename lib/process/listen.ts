@@ -45,7 +45,7 @@ export async function listen (app: FastifyInstance, port: number, host: string):
     await app.listen({ port, host, backlog: BACKLOG })
     return
   }
-  // The primary of a cluster has reserved the port before forking the workers.
+  // A cluster's primary reserved the port before it forked the workers; one process does it here.
   if (cluster.isPrimary && port !== 0) await reservePort(port, host)
   const acceptors: Server[] = []
   // Each acceptor counts the connections it accepted: the app's server waits only for its own,

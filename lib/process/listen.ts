@@ -43,7 +43,8 @@ export async function reservePort (port: number, host: string): Promise<number> 
  */
 export async function listen (app: FastifyInstance, port: number, host: string): Promise<void> {
   // Elsewhere than on Linux, Node refuses SO_REUSEPORT or the system does not spread connections
-  // with it; there, and in a worker of a Node without reusePort, a worker listens through the primary.
+  // with it. There, and in a cluster worker of a Node without reusePort, the service listens once
+  // (a worker through the primary).
   if (process.platform !== 'linux' || (!REUSE_PORT && cluster.isWorker)) {
     await app.listen({ port, host, backlog: BACKLOG })
     return

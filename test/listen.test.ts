@@ -151,7 +151,7 @@ t.test('a Node without reusePort whose helper fails listens through its one sock
   stalled.child.kill('SIGTERM')
   const { code, output } = await stalled.exited
   t.equal(code, 0)
-  t.match(output, /"level":40,.*"err":\{"type":"Error","message":"it exited \(SIGTERM\) after sending 1 of 31",.*"msg":"listening through one socket: no copies of it from a helper process"\}\n/)
+  t.match(output, /"level":40,.*"err":\{"type":"Error","message":"it exited \(code null, signal SIGTERM\) after sending 1 of 31",.*"msg":"listening through one socket: no copies of it from a helper process"\}\n/)
   t.same(listeningSockets(stalled.port), [], 'closed')
 })
 

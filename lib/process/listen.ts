@@ -124,14 +124,12 @@ async function copiesOf (server: Server, count: number, log: FastifyBaseLogger):
         if (copies.length === count) resolve()
       })
       helper.on('error', reject)
-      helper.on('exit', (code, signal) => reject(new Error(`it exited (${signal ?? code}) after sending ${copies.length} of ${count}`)))
+      helper.on('exit', (code, signal) => reject(new Error(`it exited (code ${code}, signal ${signal}) after sending ${copies.length} of ${count}`)))
       helper.send(count, socket as unknown as SendHandle)
     })
-    return copies
   } catch (error) {
-    for (const copy of copies) copy.close()
+    for (const copy of copies.splice(0)) copy.close()
     log.warn({ err: error }, 'listening through one socket: no copies of it from a helper process')
-    return []
   } finally {
     // Once it has exited, no process but this one holds the socket: closing the app closes it.
     if (helper.pid !== undefined) {
@@ -139,6 +137,7 @@ async function copiesOf (server: Server, count: number, log: FastifyBaseLogger):
       await exited
     }
   }
+  return copies
 }
 
 async function bound (server: Server, options: ListenOptions): Promise<Server> {

@@ -1,5 +1,5 @@
 /** What the benchmarks share: the load generator, process figures from /proc, medians. */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -26,11 +26,25 @@ export const pinned = (core: string | undefined, command: string[]) =>
 export const HOST = 'bench.test'
 export const fetchPage = (port: number, path: string) => fetchRaw(port, path, HOST)
 
-export async function waitFor200 (port: number, path: string): Promise<void> {
+/** How long a server may take to answer its first request before the run gives up on it. */
+const START_DEADLINE_MS = 30_000
+
+/**
+ * Resolves once the server answers `path` with 200. One that exits first (a bad --node, a broken
+ * build) or has not answered within 30 s stops the run with a message saying which, and is killed.
+ */
+export async function waitFor200 (server: ChildProcess, port: number, path: string): Promise<void> {
+  const deadline = Date.now() + START_DEADLINE_MS
   for (;;) {
     try {
       if ((await fetchPage(port, path)).status === 200) return
     } catch {}
+    const exited = server.exitCode ?? server.signalCode
+    if (exited !== null || Date.now() > deadline) {
+      server.kill('SIGKILL')
+      const why = exited !== null ? `exited (${exited}) before it answered` : `did not answer within ${START_DEADLINE_MS / 1000} s`
+      throw new Error(`the server on port ${port} (${server.spawnargs.join(' ')}) ${why}`)
+    }
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
 }

@@ -79,11 +79,14 @@ function measure (pid: number, port: number, benchCase: Case): Figures {
 async function main (): Promise<void> {
   const started = process.hrtime.bigint()
   const service = startService()
-  await waitFor200(SERVICE_PORT, '/api/status/')
+  await waitFor200(service, SERVICE_PORT, '/api/status/')
   const startupMs = Number(process.hrtime.bigint() - started) / 1e6
 
   const reference = startReference()
-  await waitFor200(REFERENCE_PORT, '/api/status/')
+  await waitFor200(reference, REFERENCE_PORT, '/api/status/').catch((error: unknown) => {
+    service.kill('SIGTERM')
+    throw error
+  })
   for (const path of Object.values(CASES)) {
     const [ours, theirs] = await Promise.all([fetchPage(SERVICE_PORT, path), fetchPage(REFERENCE_PORT, path)])
     if (ours.status !== 200 || !ours.body.equals(theirs.body)) throw new Error(`${path}: not a 200 served identically by both`)

@@ -105,7 +105,7 @@ async function main (): Promise<void> {
     env: { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DRAIN_DELAY_MS: '0' },
     stdio: 'inherit',
   })
-  await waitFor200(PORT, '/api/status/')
+  await waitFor200(service, PORT, '/api/status/')
   console.log(`soak: ${SECONDS} s, ${CONNECTIONS} keep-alive connections, ${CHURNING} clients with a new connection` +
     ` per request and ${CHURNING} that abandon half-sent requests; node ${process.version} ${IMAGE_NODE_FLAGS.join(' ')}` +
     (heap === undefined ? '' : ` --max-old-space-size=${heap}`))

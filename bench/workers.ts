@@ -39,7 +39,7 @@ async function measure (workers: number, path: string): Promise<LoadFigures & { 
     env: { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', WORKERS: String(workers) },
     stdio: 'inherit',
   })
-  await waitFor200(PORT, '/api/status/')
+  await waitFor200(service, PORT, '/api/status/')
   // Every worker has to be listening before the load starts.
   await new Promise((resolve) => setTimeout(resolve, 500))
   const run = (seconds: number) => load({ port: PORT, path, seconds, connections: CONNECTIONS, threads: Math.min(CORES, 2) })

@@ -143,7 +143,7 @@ t.test('a Node without reusePort whose helper fails listens through its one sock
   const dir = mkdtempSync(join(tmpdir(), 'helper-'))
   t.teardown(() => rmSync(dir, { recursive: true }))
   const stalling = join(dir, 'node')
-  writeFileSync(stalling, `#!/bin/sh\nexec ${process.execPath} -e "process.on('message', (count, socket) => process.send(0, socket))"\n`, { mode: 0o755 })
+  writeFileSync(stalling, `#!/bin/sh\nexec '${process.execPath}' -e "process.on('message', (count, socket) => process.send(0, socket))"\n`, { mode: 0o755 })
   const stalled = await start(t, { ...BEFORE_REUSE_PORT, TEST_HELPER: stalling })
   const sockets = listeningSockets(stalled.port)
   await until('the one copy', () => heldBy(stalled.child.pid!, sockets) === 2)

@@ -131,6 +131,18 @@ t.test(`a Node without reusePort copies its one listening socket to ${ACCEPTORS}
   t.same(listeningSockets(server.port), [], 'closed')
 })
 
+t.test(`WORKERS=2 on a Node without reusePort: each worker takes the primary's one socket and copies it to ${ACCEPTORS} descriptors`, async (t) => {
+  const server = await start(t, { ...BEFORE_REUSE_PORT, WORKERS: '2' })
+  const workers = await workerPids(server, 2)
+  const sockets = listeningSockets(server.port)
+  t.equal(sockets.length, 1)
+  await until(`${ACCEPTORS} descriptors in each worker`, () => workers.every((pid) => heldBy(pid, sockets) === ACCEPTORS))
+  t.equal(heldBy(server.child.pid!, sockets), 1, 'the primary keeps its own, and hands no connection over')
+  t.same(backlogs(server.port), [4096])
+  t.match(await raw(server.port, 'GET /readyz HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n'), /\r\n\r\n\{"status":"ready"\}$/)
+  t.notMatch(server.output(), '"level":40', 'no warning')
+})
+
 t.test('a Node without reusePort whose helper fails listens through its one socket, and says why', async (t) => {
   const nowhere = await start(t, { ...BEFORE_REUSE_PORT, TEST_HELPER: '/nonexistent/node' })
   await logged(nowhere, '"level":40,')
@@ -187,6 +199,7 @@ const modes = [
   ['one process', {}, 2000],
   ['WORKERS=2', { WORKERS: '2' }, 2000],
   ['a Node without reusePort', BEFORE_REUSE_PORT, 5000],
+  ['WORKERS=2 on a Node without reusePort', { ...BEFORE_REUSE_PORT, WORKERS: '2' }, 5000],
 ] as const
 for (const [how, env, slowestMs] of modes) {
   t.test(`${how}: while keep-alive connections keep the server busy, new connections are let in at once`, async (t) => {

@@ -35,6 +35,15 @@ export async function reservePort (port: number, host: string): Promise<number> 
 }
 
 /**
+ * In a cluster's primary, before it forks. A worker of a Node without reusePort listens through
+ * the primary's one socket: by default the primary accepts each connection and hands it over,
+ * one at a time; instead, each worker gets the socket itself (SCHED_NONE), to copy it (copiesOf).
+ */
+export function shareSocketWithWorkers (): void {
+  if (process.platform === 'linux' && !REUSE_PORT) cluster.schedulingPolicy = cluster.SCHED_NONE
+}
+
+/**
  * Listens on `host:port` with ACCEPTORS sockets per address, each handing its connections to
  * the app's HTTP server; they stop accepting when the app starts closing. A cluster worker binds
  * its own (exclusive): through the primary's one socket, which hands each connection over to a
@@ -43,9 +52,8 @@ export async function reservePort (port: number, host: string): Promise<number> 
  */
 export async function listen (app: FastifyInstance, port: number, host: string): Promise<void> {
   // Elsewhere than on Linux, Node refuses SO_REUSEPORT or the system does not spread connections
-  // with it. There, and in a cluster worker of a Node without reusePort, the service listens once
-  // (a worker through the primary).
-  if (process.platform !== 'linux' || (!REUSE_PORT && cluster.isWorker)) {
+  // with it: there the service listens once (a worker through the primary).
+  if (process.platform !== 'linux') {
     await app.listen({ port, host, backlog: BACKLOG })
     return
   }

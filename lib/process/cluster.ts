@@ -4,8 +4,8 @@ import type { Logger } from 'pino'
 /** Beyond the workers' own shutdown budget, before the primary kills them. */
 const KILL_MARGIN_MS = 5000
 /**
- * What a worker tells the primary once it listens. A worker binds its own sockets (listen.ts),
- * so the cluster module does not see it listen and the worker's 'listening' event never fires.
+ * What a worker tells the primary once it listens. A worker with reusePort binds its own sockets
+ * (listen.ts), which the cluster module does not see: the worker's 'listening' event never fires.
  */
 const LISTENING = 'inventory-status-api:listening'
 

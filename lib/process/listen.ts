@@ -75,31 +75,30 @@ export async function listen (app: FastifyInstance, port: number, host: string):
   app.addHook('onClose', async () => { await acceptorsClosed })
   // As node:http's own listener does for its connections: half-open allowed, Nagle off.
   const acceptor = () => createServer({ allowHalfOpen: true, noDelay: true }, (socket) => app.server.emit('connection', socket))
-  const shared = { backlog: BACKLOG, reusePort: true, exclusive: true }
   if (REUSE_PORT) {
+    const shared = { backlog: BACKLOG, reusePort: true, exclusive: true }
     // A cluster's primary reserved the port before it forked the workers; one process does it here.
     if (cluster.isPrimary && port !== 0) await reservePort(port, host)
     await app.listen({ port, host, ...shared })
-  } else {
-    await app.listen({ port, host, backlog: BACKLOG })
-  }
-  acceptorsBound = (async () => {
-    if (REUSE_PORT) {
+    acceptorsBound = (async () => {
       // A TCP listener's addresses, never a pipe's path.
       for (const address of app.addresses() as AddressInfo[]) {
         for (let i = 1; i < ACCEPTORS; i++) {
           acceptors.push(await bound(acceptor(), { port: address.port, host: address.address, ...shared }))
         }
       }
-      return
-    }
-    for (const copy of await copiesOf(app.server, ACCEPTORS - 1, app.log)) {
-      // Not listen({ handle, backlog }): with a handle, Node takes the backlog from the arguments only.
-      const copied = acceptor().listen(copy, BACKLOG)
-      await once(copied, 'listening')
-      acceptors.push(copied)
-    }
-  })()
+    })()
+  } else {
+    await app.listen({ port, host, backlog: BACKLOG })
+    acceptorsBound = (async () => {
+      for (const copy of await copiesOf(app.server, ACCEPTORS - 1, app.log)) {
+        // Not listen({ handle, backlog }): with a handle, Node takes the backlog from the arguments only.
+        const copied = acceptor().listen(copy, BACKLOG)
+        await once(copied, 'listening')
+        acceptors.push(copied)
+      }
+    })()
+  }
   await acceptorsBound
 }
 

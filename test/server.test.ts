@@ -211,22 +211,6 @@ t.test('WORKERS=2: two processes share the port, a dead one is replaced, SIGTERM
   for (const pid of [second!, replacement!]) t.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `worker ${pid} is gone`)
 })
 
-t.test('start-up gives back the young generation it grew, before listening, in the primary and in each worker', async (t) => {
-  const server = await start(t, { WORKERS: '2', LOG_LEVEL: 'debug' })
-  const pids = [server.child.pid!, ...await workerPids(server, 2)]
-  const lines = server.output().split('\n')
-  for (const pid of pids) {
-    const at = lines.findIndex((line) => line.includes(`"pid":${pid},`) && line.includes('"msg":"start-up garbage collected"'))
-    const { before, after } = JSON.parse(lines[at]!) as Record<'before' | 'after', { heapBytes: number, youngBytes: number }>
-    // A plain full collection would leave the young generation as start-up grew it.
-    t.ok(before.youngBytes >= 4 * 2 ** 20 && after.youngBytes <= 2 ** 20, `process ${pid}: young generation ${before.youngBytes} → ${after.youngBytes} bytes`)
-    t.ok(after.heapBytes < before.heapBytes, `process ${pid}: V8's heap ${before.heapBytes} → ${after.heapBytes} bytes`)
-    if (pid === server.child.pid) continue
-    const listening = lines.findIndex((line) => line.includes(`"pid":${pid},`) && line.includes('Server listening'))
-    t.ok(at < listening, `process ${pid}: collected, then listening`)
-  }
-})
-
 t.test('WORKERS=2: a port already taken stops the service before any worker starts, exit 1', async (t) => {
   const { port } = await start(t)
   const { code, output } = await run({ WORKERS: '2', PORT: String(port) }).exited

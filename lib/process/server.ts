@@ -7,7 +7,6 @@ import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import { Served } from '../inventory/served.ts'
 import { reportListening, superviseWorkers } from './cluster.ts'
-import { collectStartupGarbage } from './heap.ts'
 import { listen, reservePort, shareSocketWithWorkers } from './listen.ts'
 import { reloadOnChange } from './reload.ts'
 import { closeOnSignal, shutdownBudgetMs } from './shutdown.ts'
@@ -41,7 +40,6 @@ async function main (): Promise<void> {
     }
     if (config.metrics) (await import('../ops/metrics.ts')).serveClusterMetrics()
     shareSocketWithWorkers()
-    collectStartupGarbage(logger)
     return superviseWorkers(config.workers, { PORT: String(port) }, shutdownBudgetMs(config), logger)
   }
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens?.count }, 'profile loaded')
@@ -61,7 +59,6 @@ async function main (): Promise<void> {
   }
   closeOnSignal(app, config, logger)
   reloadOnChange({ config, served, tokens, metrics, logger })
-  collectStartupGarbage(logger)
   try {
     await listen(app, config.port, config.host)
   } catch (error) {

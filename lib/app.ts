@@ -5,6 +5,7 @@ import { httpServerFactory } from './answer/http-server.ts'
 import { badUrlHandler, clientErrorHandler, installErrorAnswers } from './api/errors.ts'
 import { installHeaders } from './api/headers.ts'
 import { installHostCheck } from './api/hosts.ts'
+import { OtherMethods } from './api/other-methods.ts'
 import { lacksSlash, registerEndpoints, ROUTED_METHODS } from './api/routes.ts'
 import type { ApiTokens } from './api/tokens.ts'
 import type { Config } from './config.ts'
@@ -33,6 +34,9 @@ export interface AppOptions {
   logger: Logger
 }
 
+/** Fastify's router and OtherMethods' read a query the reference's way; the fragment is never part of it. */
+const ROUTER_OPTIONS = { querystringParser: (query: string) => parseQuery(query.split('#', 1)[0]!) as never }
+
 /** The service as a Fastify app on its own node:http server (see answer/http-server.ts). */
 export async function buildApp ({ config, served, tokens, metrics, logger }: AppOptions): Promise<FastifyInstance> {
   const access = { served, trustsProxies: config.trustProxy !== undefined, ...(tokens !== undefined && { tokens }) }
@@ -50,16 +54,14 @@ export async function buildApp ({ config, served, tokens, metrics, logger }: App
     trustProxy: config.trustProxy ?? false,
     clientErrorHandler,
     frameworkErrors: badUrlHandler,
-    routerOptions: {
-      // The reference's reading of a query string; the fragment is never part of it.
-      querystringParser: (query) => parseQuery(query.split('#', 1)[0]!) as never,
-    },
+    routerOptions: ROUTER_OPTIONS,
   })
   // The API is read-only and never reads a body: declaring every method bodyless keeps
   // Fastify from parsing one (so a body cannot turn a 405 into a 400 or 415).
   for (const method of ROUTED_METHODS) app.addHttpMethod(method, { hasBody: false, overrideExisting: true })
   app.decorate('served', served)
   app.decorate('lifecycle', lifecycle)
+  app.decorate('otherMethods', new OtherMethods(ROUTER_OPTIONS))
   installHeaders(app)
   installHostCheck(app, config)
   installErrorAnswers(app, lacksSlash)

@@ -13,7 +13,8 @@ t.test('METRICS=true: /metrics counts answers by route template and status, fast
   // second time it is asked for), the third from the cache.
   const paths = ['/api/extras/object-types/7/', '/api/extras/object-types/7/', '/api/extras/object-types/7/', '/api/extras/object-types/8/',
     '/api/status/?format=api', '/api/status/?format=api', '/api/status/?format=api', '/api/nothing/', '/api/status/?format=xml']
-  await exchange(port, paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: inventory.test\r\n\r\n`))
+  await exchange(port, [...paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: inventory.test\r\n\r\n`),
+    'DELETE /api/extras/object-types/9/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n', 'DELETE /api/nothing/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n'])
   app.served.swap(new Catalog(DEFAULT_PROFILE))
 
   const res = await inject(app, { url: '/metrics', headers: { host: '10.0.0.9:8080' } })
@@ -24,6 +25,8 @@ t.test('METRICS=true: /metrics counts answers by route template and status, fast
   t.equal(sample(text, 'http_requests_total{route="/api/status/",method="GET",status="200"}'), '3')
   t.equal(sample(text, 'http_requests_total{route="/api/status/",method="GET",status="404"}'), '1')
   t.equal(sample(text, 'http_requests_total{route="unmatched",method="GET",status="404"}'), '1')
+  t.equal(sample(text, 'http_requests_total{route="/api/extras/object-types/:id/",method="DELETE",status="405"}'), '1', 'a 405 is its path\'s route')
+  t.equal(sample(text, 'http_requests_total{route="unmatched",method="DELETE",status="404"}'), '1')
   t.equal(sample(text, 'http_request_duration_seconds_count{route="/api/status/"}'), '4')
   t.notMatch(text, /route="[^"]*(\?|\/7\/|nothing)/, 'labels are templates, never raw URLs')
   t.equal(sample(text, 'inventory_profile_generation'), '2')

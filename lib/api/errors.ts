@@ -74,7 +74,8 @@ export function refuseHost (reply: FastifyReply): void {
 
 /**
  * Every error answer is the reference's JSON; nothing reaches a client as HTML or a stack
- * trace. `redirect` tells the known paths that lack their trailing slash (see routes.ts).
+ * trace. A request no route takes is a known path's 405 (see other-methods.ts), a 301 for a
+ * known path that lacks its trailing slash (`redirect`, see routes.ts), or a 404.
  */
 export function installErrorAnswers (app: FastifyInstance, redirect: (path: string) => boolean): void {
   app.setErrorHandler<FastifyError & { fields?: Record<string, string[]> }>((error, request, reply) => {
@@ -87,6 +88,7 @@ export function installErrorAnswers (app: FastifyInstance, redirect: (path: stri
   })
 
   app.setNotFoundHandler((request, reply) => {
+    app.otherMethods.refuse(request, reply)
     const queryStart = request.url.indexOf('?')
     const path = queryStart === -1 ? request.url : request.url.slice(0, queryStart)
     if (!redirect(path)) return sendJson(reply, 404, NOT_FOUND)

@@ -70,7 +70,7 @@ export function installHeaders (app: FastifyInstance): void {
 
 /** Sets the headers of the request's answer; also for answers sent before routing, which skip onSend. */
 export function setHeaders (request: FastifyRequest, reply: FastifyReply): void {
-  const { allow, notJson } = request.routeOptions.config
+  const { allow, notJson } = request.server.otherMethods.routeOf(request).config
   if (notJson === true) return
   if (request.url.startsWith('/api/')) {
     reply.headers(apiHeaders(request.server.served.current.catalog).api)

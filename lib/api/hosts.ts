@@ -18,7 +18,7 @@ export function installHostCheck (app: FastifyInstance, config: Pick<Config, 'pu
   const baseUrl = baseUrlOf(config)
   app.decorateRequest('baseUrl', '')
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.routeOptions.config.anyHost === true) return done()
+    if (app.otherMethods.routeOf(request).config.anyHost === true) return done()
     const base = baseUrl(request)
     if (base === undefined) return refuseHost(reply)
     request.baseUrl = base

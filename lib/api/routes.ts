@@ -9,11 +9,11 @@ import { encodeQuery, lastValue, type QueryParams } from '../reference/query.ts'
 import { ENDPOINTS, type Endpoint } from './endpoints.ts'
 import { errors, sendJson } from './errors.ts'
 import { apiHeaders, ENDPOINT_METHODS } from './headers.ts'
+import type { OtherMethodHandler } from './other-methods.ts'
 import type { ApiTokens } from './tokens.ts'
 
 /** Every method Node parses except CONNECT, which never reaches a request handler. */
 export const ROUTED_METHODS = METHODS.filter((method) => method !== 'CONNECT')
-const OTHER_METHODS = ROUTED_METHODS.filter((method) => !['GET', 'HEAD', 'OPTIONS'].includes(method))
 
 /** Who may see what: the served profile, whether forwarded headers can change an answer, the tokens. */
 export interface ApiAccess {
@@ -65,14 +65,15 @@ export function registerEndpoints (app: FastifyInstance, access: ApiAccess, size
 /**
  * One endpoint, at its path and (with `formatSuffix`) at `<path>.<format>` with or without a
  * trailing slash: GET and HEAD render (or take from the cache) and answer through answer();
- * OPTIONS describes it; other methods are a 405. Each checks `format`, then the token, so
- * the order of checks is the reference's: Host (a hook), `format`, token, method.
+ * OPTIONS describes it; other methods are a 405 (other-methods.ts). Each checks `format`, then
+ * the token, so the order of checks is the reference's: Host (a hook), `format`, token, method.
  */
 function registerEndpoint (app: FastifyInstance, access: ApiAccess, sizes: PageSizes, endpoint: Endpoint): void {
   const { served, trustsProxies, tokens } = access
   type Respond = (request: ApiRequest, reply: FastifyReply, itemTail: string) => void
-  const checked = (respond: Respond) => (request: ApiRequest, reply: FastifyReply) => {
-    const itemTail = itemTailOf(request.params.format, lastValue(request.query, 'format'))
+  // A route's params and query are the request's; the other methods' come from their own lookup.
+  const checked = (respond: Respond) => (request: ApiRequest, reply: FastifyReply, { params, query } = request) => {
+    const itemTail = itemTailOf(params.format, lastValue(query, 'format'))
     if (itemTail === undefined) throw errors.notFound()
     const refusal = tokens?.refusal(request.raw)
     if (refusal !== undefined) throw errors.forbidden(refusal)
@@ -117,13 +118,8 @@ function registerEndpoint (app: FastifyInstance, access: ApiAccess, sizes: PageS
       config,
       handler: checked((_request, reply) => sendJson(reply, 200, optionsBody)),
     })
-    app.route({
-      method: OTHER_METHODS,
-      url,
-      config,
-      handler: checked((request) => {
-        throw errors.methodNotAllowed(request.method)
-      }),
-    })
+    app.otherMethods.add(url, config, checked((request) => {
+      throw errors.methodNotAllowed(request.method)
+    }) as OtherMethodHandler)
   }
 }

@@ -113,7 +113,7 @@ export class Metrics {
    */
   install (app: FastifyInstance): void {
     app.addHook('onResponse', (request, reply, done) => {
-      this.answered(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000)
+      this.answered(app.otherMethods.routeOf(request).url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000)
       done()
     })
     app.route({

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
 import { errors, sendJson } from '../api/errors.ts'
-import { ROUTED_METHODS } from '../api/routes.ts'
 import type { Lifecycle } from '../process/lifecycle.ts'
 import { toJson } from '../reference/json.ts'
 
@@ -26,13 +25,8 @@ export function probeRoutes (app: FastifyInstance, lifecycle: Lifecycle): void {
         sendJson(reply, status, body)
       },
     })
-    app.route({
-      method: ROUTED_METHODS.filter((method) => method !== 'GET' && method !== 'HEAD'),
-      url,
-      config: { anyHost: true, allow: 'GET, HEAD' },
-      handler (request) {
-        throw errors.methodNotAllowed(request.method)
-      },
+    app.otherMethods.add(url, { anyHost: true, allow: 'GET, HEAD' }, (request) => {
+      throw errors.methodNotAllowed(request.method)
     })
   }
   probe('/healthz', () => [200, ALIVE])

@@ -37,8 +37,10 @@ t.test('other methods on the probes are a 405 like the API\'s; paths under them 
     t.same([res.statusCode, res.body], [405, `{"detail":"Method \\"${method}\\" not allowed."}`], `${method} ${url}`)
     t.match(res.headers, { ...PROBE_HEADERS, allow: 'GET, HEAD' }, `${method} ${url}`)
   }
-  const anyHost = await inject(app, { method: 'POST', url: '/healthz', headers: { host: 'evil.test' } })
-  t.same([anyHost.statusCode, anyHost.headers.allow], [405, 'GET, HEAD'], 'whatever the Host, as their GET')
+  const { app: restricted } = await build(t, { env: { ALLOWED_HOSTS: 'inventory.test' } })
+  const anyHost = await inject(restricted, { method: 'POST', url: '/healthz', headers: { host: 'evil.test' } })
+  t.same([anyHost.statusCode, anyHost.body, anyHost.headers.allow], [405, '{"detail":"Method \\"POST\\" not allowed."}', 'GET, HEAD'],
+    'whatever the Host, as their GET')
   for (const [method, url] of [['GET', '/healthz/'], ['GET', '/readyz/x']] as const) {
     const res = await inject(app, { method, url })
     t.same([res.statusCode, res.body], [404, '{"detail":"Not found."}'], `${method} ${url}`)

@@ -74,8 +74,9 @@ export function refuseHost (reply: FastifyReply): void {
 
 /**
  * Every error answer is the reference's JSON; nothing reaches a client as HTML or a stack
- * trace. A request no route takes is a known path's 405 (see other-methods.ts), a 301 for a
- * known path that lacks its trailing slash (`redirect`, see routes.ts), or a 404.
+ * trace. A request no route takes gets its known path's 405, or what a check of the path finds
+ * first (other-methods.ts); a 301 for a known path that lacks its trailing slash (`redirect`,
+ * see routes.ts); or a 404.
  */
 export function installErrorAnswers (app: FastifyInstance, redirect: (path: string) => boolean): void {
   app.setErrorHandler<FastifyError & { fields?: Record<string, string[]> }>((error, request, reply) => {

@@ -118,6 +118,7 @@ function registerEndpoint (app: FastifyInstance, access: ApiAccess, sizes: PageS
       config,
       handler: checked((_request, reply) => sendJson(reply, 200, optionsBody)),
     })
+    // Typed for a route's request (its parsed query); the lookup brings the query it reads.
     app.otherMethods.add(url, config, checked((request) => {
       throw errors.methodNotAllowed(request.method)
     }) as OtherMethodHandler)

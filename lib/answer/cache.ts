@@ -9,18 +9,27 @@ import { byteLength, type Representation } from './answer.ts'
 const ENTRY_OVERHEAD_BYTES = 1024
 
 /**
- * The doorkeeper remembers up to 2^16 recently asked-for keys (fewer where two share a slot):
- * a stream of 30 000 new queries a second overwrites a slot every 2 s on average. 256 KiB.
+ * The doorkeeper remembers up to 2^16 recently asked-for keys (fewer where two share a slot),
+ * and how many times each was missed: a stream of 30 000 new queries a second overwrites a
+ * slot every 2 s on average. 320 KiB.
  */
 const DOORKEEPER_BITS = 16
 
 /**
  * When the cache is full, the share of newcomers (keys the doorkeeper saw before) it keeps.
  * A stream of new queries each sent a few times over (as by load generators whose threads
- * each count from 1) gets past the doorkeeper: this turns the cache over sixteen times more
- * slowly, while a page asked for all the time still gets in after some 16 misses.
+ * each count from 1) gets past the doorkeeper: this turns the cache over 64 times more
+ * slowly. One in 16 still turned a full 16 MiB over every 2 s under such a load, pages that
+ * die in V8's old generation; on Node 26 that took RSS to 170-200 MiB in some runs (README).
  */
-const KEPT_WHEN_FULL = 1 / 16
+const KEPT_WHEN_FULL = 1 / 64
+
+/**
+ * Misses after which a key is kept even when the cache is full: a page asked for again and
+ * again gets in at once, not after some 64 misses, while a query that load generators
+ * repeat a few times does not.
+ */
+const MISSES_OF_A_HOT_PAGE = 8
 
 /** What the caches of every generation have done, for /metrics: it outlives a reload. */
 export class CacheStats {
@@ -46,11 +55,11 @@ interface Entry {
  * Rendered 200s by cache key (see cache-key.ts), bounded in bytes whatever clients send.
  *
  * Admission: a miss is kept only when its key was asked for before, as a doorkeeper (a
- * table of recent keys' hashes) remembers, and, once the cache is full, only one time in
- * sixteen. A URL asked for once (a scan, a cache-busting load, a client paging through the
- * list) then costs the cache nothing: no entry pushed out, no body copied, none of the dead
- * bodies that only a garbage collection gives back. That turnover, more than the budget, was
- * what a cache-busting load cost in memory (see the README).
+ * table of recent keys' hashes and misses) remembers, and, once the cache is full, only one
+ * time in 64 or on its eighth miss. A URL asked for once (a scan, a cache-busting load, a
+ * client paging through the list) then costs the cache nothing: no entry pushed out, no body
+ * copied, none of the dead bodies that only a garbage collection gives back. That turnover,
+ * more than the budget, was what a cache-busting load cost in memory (see the README).
  *
  * Eviction is SIEVE (Zhang et al., NSDI '24): entries queue up newest first; a hit only sets
  * a bit; to make room, a hand walks from the oldest toward the newest, clearing bits, and
@@ -64,6 +73,8 @@ export class ResponseCache {
   readonly #entries = new Map<string, Entry>()
   /** The doorkeeper: by the high bits of a key's hash, the hash of the last key seen there. */
   readonly #seen = new Uint32Array(2 ** DOORKEEPER_BITS)
+  /** By the same slot, how many times that key was missed (up to 255). */
+  readonly #missed = new Uint8Array(2 ** DOORKEEPER_BITS)
   #newest: Entry | undefined
   #oldest: Entry | undefined
   /** Where the next eviction starts looking; undefined: at the oldest. */
@@ -90,9 +101,10 @@ export class ResponseCache {
     this.stats.misses++
     const length = byteLength(representation.body)
     const size = key.length + length + ENTRY_OVERHEAD_BYTES
+    const missed = this.#countMiss(key)
     // Larger than the whole cache: keeping it would evict everything else.
-    if (size > this.maxBytes || !this.#seenBefore(key)) return
-    if (this.#bytes + size > this.maxBytes && Math.random() >= KEPT_WHEN_FULL) return
+    if (size > this.maxBytes || missed === 1) return
+    if (this.#bytes + size > this.maxBytes && missed < MISSES_OF_A_HOT_PAGE && Math.random() >= KEPT_WHEN_FULL) return
     this.stats.admissions++
     // A copy of its own, so the cache holds exactly the bytes it counts and no view keeps a
     // catalog's rendering alive; not from Node's shared pool, whose 8 KiB slabs a small
@@ -110,16 +122,20 @@ export class ResponseCache {
     while (this.#bytes > this.maxBytes) this.#evict()
   }
 
-  /** Whether the doorkeeper saw this key since another took its slot; it remembers the key either way. FNV-1a. */
-  #seenBefore (key: string): boolean {
+  /** How many times this key was missed since it took its slot in the doorkeeper, this time included. FNV-1a. */
+  #countMiss (key: string): number {
     let hash = 0x811c9dc5
     for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193)
     const slot = hash >>> (32 - DOORKEEPER_BITS)
     // Its lowest bit set: 0 is an empty slot.
     const mark = (hash | 1) >>> 0
-    if (this.#seen[slot] === mark) return true
-    this.#seen[slot] = mark
-    return false
+    if (this.#seen[slot] !== mark) {
+      this.#seen[slot] = mark
+      this.#missed[slot] = 0
+    }
+    // Uint8Array: 256 wraps to 0; it stops at 255.
+    if (this.#missed[slot]! < 255) this.#missed[slot]!++
+    return this.#missed[slot]!
   }
 
   #evict (): void {

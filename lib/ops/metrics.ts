@@ -66,7 +66,7 @@ export class Metrics {
     for (const [name, help, read] of [
       ['inventory_cache_hits_total', 'Answers taken from the response cache.', () => cacheStats.hits],
       ['inventory_cache_misses_total', 'Answers rendered for a key the response cache did not hold.', () => cacheStats.misses],
-      ['inventory_cache_admissions_total', 'Rendered answers the response cache kept (asked for before; one in 16 once full).', () => cacheStats.admissions],
+      ['inventory_cache_admissions_total', 'Rendered answers the response cache kept (asked for before; once full, one in 64 or at its eighth miss).', () => cacheStats.admissions],
       ['inventory_cache_evictions_total', 'Answers the response cache let go to make room.', () => cacheStats.evictions],
     ] as const) {
       let reported = 0

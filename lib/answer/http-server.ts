@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http'
+import type { Server } from 'node:http'
 import type { FastifyServerFactory } from 'fastify'
+import { http } from '../builtins.ts'
 import type { Config } from '../config.ts'
 import type { Lifecycle } from '../process/lifecycle.ts'
 import { refuseConnect, refuseExpectation } from '../api/errors.ts'
@@ -14,7 +15,7 @@ type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestT
  */
 export function httpServerFactory (limits: Limits, lifecycle: Lifecycle, fastPath?: FastPath): FastifyServerFactory {
   return (fastify) => {
-    const server: Server = createServer({
+    const server: Server = http.createServer({
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
       maxHeaderSize: limits.maxHeaderSize,

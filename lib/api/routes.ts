@@ -1,7 +1,7 @@
-import { METHODS } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { answer, etagOf, represent } from '../answer/answer.ts'
 import { cacheKeyOf } from '../answer/cache-key.ts'
+import { http } from '../builtins.ts'
 import type { Served } from '../inventory/served.ts'
 import type { PageSizes } from '../reference/pagination.ts'
 import { toJson } from '../reference/json.ts'
@@ -13,7 +13,7 @@ import type { OtherMethodHandler } from './other-methods.ts'
 import type { ApiTokens } from './tokens.ts'
 
 /** Every method Node parses except CONNECT, which never reaches a request handler. */
-export const ROUTED_METHODS = METHODS.filter((method) => method !== 'CONNECT')
+export const ROUTED_METHODS = http.METHODS.filter((method) => method !== 'CONNECT')
 
 /** Who may see what: the served profile, whether forwarded headers can change an answer, the tokens. */
 export interface ApiAccess {

@@ -1,4 +1,5 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util'
+import type { ParseArgsConfig } from 'node:util'
+import { util } from '../builtins.ts'
 
 /** A command line the command cannot take. */
 export class UsageError extends Error {
@@ -11,7 +12,7 @@ export class UsageError extends Error {
 /** node:util's parseArgs, whose complaints (an unknown option, a missing value) become UsageErrors. */
 export function commandArgs<Options extends NonNullable<ParseArgsConfig['options']>> (args: string[], options: Options) {
   try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true })
+    return util.parseArgs({ args, options, allowPositionals: true, strict: true })
   } catch (error) {
     throw new UsageError((error as Error).message)
   }

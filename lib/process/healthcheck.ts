@@ -1,4 +1,4 @@
-import { request } from 'node:http'
+import { http } from '../builtins.ts'
 import { loadConfig } from '../config.ts'
 
 /** Where to reach a service listening on every address: loopback, of the same family. */
@@ -10,11 +10,11 @@ const ANY_ADDRESS: Record<string, string> = { '0.0.0.0': '127.0.0.1', '::': '::1
  * the address the service listens on (HOST), the environment being the service's own.
  */
 const config = loadConfig(process.env)
-request({ host: ANY_ADDRESS[config.host] ?? config.host, port: config.port, path: '/healthz', timeout: 2000 }, (res) => {
+http.request({ host: ANY_ADDRESS[config.host] ?? config.host, port: config.port, path: '/healthz', timeout: 2000 }, (res) => {
   res.resume()
   process.exitCode = res.statusCode === 200 ? 0 : 1
 })
-  .on('timeout', function (this: ReturnType<typeof request>) { this.destroy(new Error('timed out')) })
+  .on('timeout', function (this: ReturnType<typeof http.request>) { this.destroy(new Error('timed out')) })
   .on('error', (error) => {
     console.error(`healthcheck failed: ${error.message}`)
     process.exitCode = 1

@@ -6,6 +6,8 @@ import { createServer as createSecureServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { capture, CaptureError } from '../lib/inventory/capture.ts'
+import { captureCommand } from '../lib/process/capture.ts'
 import type { ProfileObjectType } from '../schemas/profile.ts'
 import { DEFAULT_PROFILE } from './helper.ts'
 import { exchange, freePort } from './http.ts'
@@ -155,6 +157,21 @@ t.test('the service serves what it captured from itself, byte for byte, over pag
   t.match(served[0], '"installed-apps":{"django_filters":"25.1"')
 })
 
+/**
+ * Why capture() stops, in this process: the message the command prints after "capture failed: ".
+ * The command's side of a failure (exit 1, stderr, the file left as it was) is tested with a process
+ * below, once for each kind of failure; each unexpected answer's message, here, without one.
+ */
+async function captureFailure (base: string): Promise<string> {
+  try {
+    await capture(new URL(base), { token: TOKEN, timeoutMs: 10_000, progress: () => {} })
+  } catch (error) {
+    if (error instanceof CaptureError) return error.message
+    throw error
+  }
+  throw new Error(`the capture of ${base} succeeded`)
+}
+
 t.test('what stops a capture: a message that names the problem, exit 1, no file', async (t) => {
   const dir = await folder(t)
   const out = join(dir, 'profile.json')
@@ -184,17 +201,17 @@ t.test('what stops a capture: a message that names the problem, exit 1, no file'
   })
   t.test('404: not this API', async (t) => {
     const { base } = await deployment(t)
-    await failed(t, [`${base}/inventory`, '--token', TOKEN], `${base}/inventory/api/status/ answered 404: the inventory API is not there (is the base URL the address before /api/?)`)
+    t.equal(await captureFailure(`${base}/inventory/`), `${base}/inventory/api/status/ answered 404: the inventory API is not there (is the base URL the address before /api/?)`)
   })
   t.test('another status, with and without a Location', async (t) => {
     const { base } = await deployment(t, { answer: () => [500, { detail: 'Server Error' }] })
-    await failed(t, [base, '--token', TOKEN], `${base}/api/status/ answered 500`)
+    t.equal(await captureFailure(`${base}/`), `${base}/api/status/ answered 500`)
     const redirecting = createServer((_request, response) => response.writeHead(301, { location: 'https://inventory.test/api/status/' }).end())
     redirecting.listen(0, '127.0.0.1')
     await once(redirecting, 'listening')
     t.teardown(() => redirecting.close())
     const address = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`
-    await failed(t, [address], `${address}/api/status/ answered 301, to https://inventory.test/api/status/ (redirects are not followed: give the base URL it leads to)`)
+    t.equal(await captureFailure(`${address}/`), `${address}/api/status/ answered 301, to https://inventory.test/api/status/ (redirects are not followed: give the base URL it leads to)`)
   })
   t.test('bodies that are not the expected JSON', async (t) => {
     const cases: Array<[string, unknown, string]> = [
@@ -215,7 +232,7 @@ t.test('what stops a capture: a message that names the problem, exit 1, no file'
     for (const [path, body, problem] of cases) {
       const { base } = await deployment(t, { answer: (url) => url.pathname === path ? [200, body] : undefined })
       const asked = path === '/api/status/' ? path : `${path}?limit=1000`
-      await failed(t, [base, '--token', TOKEN], `${base}${asked} is not the inventory API's answer: ${problem}`)
+      t.equal(await captureFailure(`${base}/`), `${base}${asked} is not the inventory API's answer: ${problem}`)
     }
     const huge = 'x'.repeat(17 * 1024 * 1024)
     const { base } = await deployment(t, { answer: () => [200, huge] })
@@ -223,25 +240,25 @@ t.test('what stops a capture: a message that names the problem, exit 1, no file'
   })
   t.test('next links that loop, leave the host or are not links', async (t) => {
     const loop = await deployment(t, { page: (page, offset) => offset === 100 ? { ...page, next: `${loop.base}/api/extras/object-types/?limit=50&offset=50` } : page })
-    await failed(t, [loop.base, '--token', TOKEN],
+    t.equal(await captureFailure(`${loop.base}/`),
       `${loop.base}/api/extras/object-types/?limit=50&offset=100: next ${loop.base}/api/extras/object-types/?limit=50&offset=50 was already read: the pages loop`)
     const port = loop.base.split(':')[2]
     const away = await deployment(t, { page: (page) => ({ ...page, next: `http://localhost:${port}/api/extras/object-types/?limit=50&offset=50` }) })
-    await failed(t, [away.base, '--token', TOKEN],
+    t.equal(await captureFailure(`${away.base}/`),
       `${away.base}/api/extras/object-types/?limit=1000: next http://localhost:${port}/api/extras/object-types/?limit=50&offset=50 leaves ${away.base}; not following it (the token would go with it)`)
     const broken = await deployment(t, { page: (page) => ({ ...page, next: 'http://[' }) })
-    await failed(t, [broken.base, '--token', TOKEN], `${broken.base}/api/extras/object-types/?limit=1000: next "http://[" is not a URL`)
+    t.equal(await captureFailure(`${broken.base}/`), `${broken.base}/api/extras/object-types/?limit=1000: next "http://[" is not a URL`)
   })
   t.test('ids twice, counts that do not add up', async (t) => {
     const twice = await deployment(t, { page: (page, offset) => offset === 50 ? { ...page, results: [TYPES[0]!, ...page.results.slice(1)] as Page['results'] } : page })
-    await failed(t, [twice.base, '--token', TOKEN], `${twice.base}/api/extras/object-types/?limit=50&offset=50: object type id ${TYPES[0]!.id} was already received`)
+    t.equal(await captureFailure(`${twice.base}/`), `${twice.base}/api/extras/object-types/?limit=50&offset=50: object type id ${TYPES[0]!.id} was already received`)
     const short = await deployment(t, { page: (page) => ({ ...page, count: COUNT + 1 }) })
-    await failed(t, [short.base, '--token', TOKEN], `the last page was read with ${COUNT} object types received, not the count ${COUNT + 1}`)
+    t.equal(await captureFailure(`${short.base}/`), `the last page was read with ${COUNT} object types received, not the count ${COUNT + 1}`)
     const changing = await deployment(t, { page: (page, offset) => offset === 100 ? { ...page, count: COUNT - 1 } : page })
-    await failed(t, [changing.base, '--token', TOKEN],
+    t.equal(await captureFailure(`${changing.base}/`),
       `${changing.base}/api/extras/object-types/?limit=50&offset=100 says count ${COUNT - 1}, the first page said ${COUNT}: the object types changed during the capture`)
     const over = await deployment(t, { page: (page) => ({ ...page, count: 10 }) })
-    await failed(t, [over.base, '--token', TOKEN], `${over.base}/api/extras/object-types/?limit=1000: 50 object types received, more than the count 10`)
+    t.equal(await captureFailure(`${over.base}/`), `${over.base}/api/extras/object-types/?limit=1000: 50 object types received, more than the count 10`)
   })
   t.test('a capture the service would refuse to serve', async (t) => {
     const { base } = await deployment(t, { page: (page, offset) => offset === 0 ? { ...page, results: [{ ...page.results[0]!, model: 'Site' }, ...page.results.slice(1)] } : page })
@@ -260,22 +277,32 @@ t.test('what stops a capture: a message that names the problem, exit 1, no file'
 t.test('a wrong command line: the problem and the usage, exit 2, nothing asked', async (t) => {
   const { base, requests } = await deployment(t)
   const usage = 'usage: capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] (the token may come from INVENTORY_TOKEN instead)\n'
-  const cases: Array<[string[], NodeJS.ProcessEnv, string]> = [
-    [[], {}, 'expected one base URL, got 0'],
-    [[base, base], {}, 'expected one base URL, got 2'],
-    [['inventory.test'], {}, '"inventory.test" is not a URL'],
-    [['ftp://inventory.test/'], {}, 'ftp://inventory.test/ is not an http or https URL'],
-    [[`${base}/?limit=5`], {}, `${base}/?limit=5: the base URL has no query or fragment`],
-    [[base, '--timeout', '0'], {}, '--timeout "0": expected seconds, more than 0 and at most 600'],
-    [[base, '--timeout', 'soon'], {}, '--timeout "soon": expected seconds, more than 0 and at most 600'],
-    [[base], { INVENTORY_TOKEN: '' }, 'the token is empty'],
+  // The command itself, in this process: its exit code, and what it writes to stderr (stdout,
+  // where tap writes, is checked with the processes below).
+  const captureIn = async (args: string[]) => {
+    const stderr = t.capture(process.stderr, 'write')
+    try {
+      return { code: await captureCommand(args), stderr: stderr.args().join('') }
+    } finally {
+      stderr.restore()
+    }
+  }
+  const cases: Array<[string[], string]> = [
+    [[base, base], 'expected one base URL, got 2'],
+    [['inventory.test'], '"inventory.test" is not a URL'],
+    [['ftp://inventory.test/'], 'ftp://inventory.test/ is not an http or https URL'],
+    [[`${base}/?limit=5`], `${base}/?limit=5: the base URL has no query or fragment`],
+    [[base, '--timeout', '0'], '--timeout "0": expected seconds, more than 0 and at most 600'],
+    [[base, '--timeout', 'soon'], '--timeout "soon": expected seconds, more than 0 and at most 600'],
   ]
-  for (const [args, env, problem] of cases) {
-    t.same(await command(['capture', ...args], env), { code: 2, stdout: '', stderr: `${problem}\n${usage}` }, problem)
+  for (const [args, problem] of cases) {
+    t.same(await captureIn(args), { code: 2, stderr: `${problem}\n${usage}` }, problem)
   }
   // node:util's own words, which vary with Node's version.
-  const bogus = await command(['capture', base, '--bogus'])
-  t.match(bogus, { code: 2, stdout: '', stderr: /^Unknown option '--bogus'.*\nusage: capture <base-url> /s })
+  t.match(await captureIn([base, '--bogus']), { code: 2, stderr: /^Unknown option '--bogus'.*\nusage: capture <base-url> /s })
+  // Through the entry point, as processes.
+  t.same(await command(['capture']), { code: 2, stdout: '', stderr: `expected one base URL, got 0\n${usage}` })
+  t.same(await command(['capture', base], { INVENTORY_TOKEN: '' }), { code: 2, stdout: '', stderr: `the token is empty\n${usage}` })
   t.same(requests, [])
   t.same(await command(['survey']), { code: 2, stdout: '', stderr: 'unknown command "survey"\nusage: serve | capture <base-url> … | validate <profile-file>\n' })
   t.same(await command(['serve', '--port', '80']), {

@@ -190,18 +190,20 @@ t.test('a port already taken stops start-up with EADDRINUSE, also when another c
   t.match(third.output, `listen EADDRINUSE: address already in use 127.0.0.1:${taken}`)
 })
 
-// How long the last of the new connections may wait. Measured on this 2-core machine: one process
-// 0.2–1.0 s, WORKERS=2 0.4–0.7 s; the copies of one socket (a Node without reusePort) 0.5–2.3 s, and
-// on Node 20 itself 1.8 s. Through one socket, some got no answer in 10 s; with WORKERS=2, through the
-// primary's socket, which hands each connection over to a worker and waits for its reply, the last
-// took 3.1–3.6 s.
+// How long the last of the new connections may wait, counted in the busy clients' batches answered
+// meanwhile (each busy client's turns), not in milliseconds: both slow down alike on a slower or
+// busier machine. Measured on this 2-core machine, on a day when it ran 2.5 times slower than usual
+// (the last of 300 took 1.1-3.0 s), in each of the four modes: 13-35 batches. Through one socket
+// (a helper that fails), 258 of the 300 got no answer in 10 s, while the busy clients had 85
+// batches answered. Before, the limit was 2 s, and such a day's 2.3 s failed CI.
+const BATCHES_AT_MOST = 80
 const modes = [
-  ['one process', {}, 2000],
-  ['WORKERS=2', { WORKERS: '2' }, 2000],
-  ['a Node without reusePort', BEFORE_REUSE_PORT, 5000],
-  ['WORKERS=2 on a Node without reusePort', { ...BEFORE_REUSE_PORT, WORKERS: '2' }, 5000],
+  ['one process', {}],
+  ['WORKERS=2', { WORKERS: '2' }],
+  ['a Node without reusePort', BEFORE_REUSE_PORT],
+  ['WORKERS=2 on a Node without reusePort', { ...BEFORE_REUSE_PORT, WORKERS: '2' }],
 ] as const
-for (const [how, env, slowestMs] of modes) {
+for (const [how, env] of modes) {
   t.test(`${how}: while keep-alive connections keep the server busy, new connections are let in at once`, async (t) => {
     const { port } = await start(t, env)
     const REQUEST = 'GET /api/status/ HTTP/1.1\r\nHost: busy.test\r\n\r\n'
@@ -246,9 +248,11 @@ for (const [how, env, slowestMs] of modes) {
     const answeredMeanwhile = answered - answeredBefore
     busy = false
     await Promise.all(clients)
-    const slowest = Math.max(...times)
+    const unanswered = times.filter((time) => time === Infinity).length
+    const batches = answeredMeanwhile / (BUSY * PIPELINED)
     // The busy clients kept a batch in flight all along: the new connections waited behind them.
     t.ok(answeredMeanwhile >= BUSY * PIPELINED / 4, `the server stayed busy: ${answeredMeanwhile} answers on the busy connections meanwhile`)
-    t.ok(slowest < slowestMs, `${NEW} new connections answered within ${slowest} ms`)
+    t.equal(unanswered, 0, 'every new connection answered within 10 s')
+    t.ok(batches <= BATCHES_AT_MOST, `${NEW} new connections answered within ${Math.max(...times)} ms, ${batches.toFixed(1)} batches of each busy client`)
   })
 }

@@ -159,8 +159,8 @@ t.test('the service serves what it captured from itself, byte for byte, over pag
 
 /**
  * Why capture() stops, in this process: the message the command prints after "capture failed: ".
- * The command's side of a failure (exit 1, stderr, the file left as it was) is tested with a process
- * below, once for each kind of failure; each unexpected answer's message, here, without one.
+ * The command's side of a failure (exit 1, stderr, the file left as it was) is tested with a process,
+ * once for each kind of failure; each unexpected answer's message, here, without one.
  */
 async function captureFailure (base: string): Promise<string> {
   try {

@@ -37,6 +37,19 @@ export interface AppOptions {
 /** Fastify's router and OtherMethods' read a query the reference's way; the fragment is never part of it. */
 const ROUTER_OPTIONS = { querystringParser: (query: string) => parseQuery(query.split('#', 1)[0]!) as never }
 
+/**
+ * Fastify compiles route schemas with ajv and fast-json-stringify, which it loads when it is
+ * built unless it is given compilers of its own. The service gives it no schema (every body is
+ * pre-rendered bytes; the handlers check their own input, and the table's schemas serve the
+ * OpenAPI document and the tests), so these compilers refuse: a schema added to a route stops
+ * start-up instead of being checked by nobody. Not loading the two saves memory, and lets the
+ * bundle leave them out (README, Memory).
+ */
+function noSchemaCompiler (): never {
+  throw new Error('Fastify compiles no schemas in this service: a route checks its own input and sends pre-rendered bytes (lib/app.ts)')
+}
+const SCHEMA_CONTROLLER = { compilersFactory: { buildValidator: noSchemaCompiler, buildSerializer: noSchemaCompiler } }
+
 /** The service as a Fastify app on its own node:http server (see answer/http-server.ts). */
 export async function buildApp ({ config, served, tokens, metrics, logger }: AppOptions): Promise<FastifyInstance> {
   const access = { served, trustsProxies: config.trustProxy !== undefined, ...(tokens !== undefined && { tokens }) }
@@ -55,6 +68,7 @@ export async function buildApp ({ config, served, tokens, metrics, logger }: App
     clientErrorHandler,
     frameworkErrors: badUrlHandler,
     routerOptions: ROUTER_OPTIONS,
+    schemaController: SCHEMA_CONTROLLER,
   })
   // The API is read-only and never reads a body: declaring every method bodyless keeps
   // Fastify from parsing one (so a body cannot turn a 405 into a 400 or 415).

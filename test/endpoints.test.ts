@@ -28,3 +28,14 @@ t.test('nothing declares a 5xx, nor a success to a write', async (t) => {
     t.equal(declaredResponse(endpoint, 'POST', 405)?.description, 'An error.')
   }
 })
+
+// Fastify is given compilers that refuse (lib/app.ts), so that it never loads ajv and fast-json-stringify.
+t.test('Fastify compiles no schema: one given to a route stops start-up', async (t) => {
+  const refused = 'Fastify compiles no schemas in this service: a route checks its own input and sends pre-rendered bytes (lib/app.ts)'
+  const schemas = { validated: { querystring: { type: 'object' } }, serialized: { response: { 200: { type: 'object' } } } }
+  for (const [kind, schema] of Object.entries(schemas)) {
+    const { app } = await build(t)
+    app.get('/api/compiled/', { schema }, async () => 'never')
+    await t.rejects(async () => app.ready(), { message: refused }, kind)
+  }
+})

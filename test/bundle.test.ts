@@ -13,7 +13,9 @@ import { command, logged, start } from './service.ts'
  * What ships is not the source but the bundle `npm run bundle` makes of it (dist/service): the
  * image holds that, the default profile and package.json (for `#data/*` and `"type": "module"`),
  * and no node_modules. This builds it into a folder laid out like the image and holds it to the
- * source's answers, including the parts it loads lazily (metrics, the Redis client).
+ * source's answers, including the parts it loads lazily (metrics, the Redis client). The bundle
+ * leaves out the packages Fastify loads only on demand (package.json's `bundle`): with no
+ * node_modules there, a start or an answer that needed one would fail.
  */
 const ROOT = new URL('..', import.meta.url).pathname
 

@@ -2,7 +2,8 @@ import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
 import type { TSchema } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
+import { Errors } from '@sinclair/typebox/errors'
+import { Default } from '@sinclair/typebox/value'
 import { Environment } from '../schemas/config.ts'
 import type { Level } from 'pino'
 import { DEFAULT_PROFILE_FILE } from './inventory/profile.ts'
@@ -50,8 +51,8 @@ export class ConfigError extends Error {
 export function loadConfig (env: NodeJS.ProcessEnv): Config {
   const names = Object.keys(Environment.properties) as Array<keyof Environment>
   const given = Object.fromEntries(names.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]))
-  const raw = Value.Default(Environment, given) as Environment
-  const first = Value.Errors(Environment, raw).First()
+  const raw = Default(Environment, given) as Environment
+  const first = Errors(Environment, raw).First()
   if (first !== undefined) {
     const name = first.path.slice(1) as keyof Environment
     const schema = Environment.properties[name] as TSchema

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { IncomingMessage } from 'node:http'
-import { Value } from '@sinclair/typebox/value'
+import { Errors } from '@sinclair/typebox/errors'
 import { TokenList } from '../../schemas/tokens.ts'
 import { headerOf } from '../answer/answer.ts'
 import { MESSAGES } from './errors.ts'
@@ -71,7 +71,7 @@ function jsonTokens (file: string, text: string): string[] {
     // Not the parser's message: it quotes the text around the error, which may be a token.
     throw new TokensError(file, 'starts with [ but is not valid JSON')
   }
-  const first = Value.Errors(TokenList, data).First()
+  const first = Errors(TokenList, data).First()
   if (first !== undefined) throw new TokensError(file, `${first.path === '' ? 'the list' : first.path}: ${first.schema.description}`)
   return data as string[]
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { Value } from '@sinclair/typebox/value'
+import { Errors } from '@sinclair/typebox/errors'
 import { Profile } from '../../schemas/profile.ts'
 
 /** The profile served when PROFILE is not set. */
@@ -39,7 +39,7 @@ export function checkProfile (data: unknown, source: string): Profile {
 }
 
 function schemaProblem (data: unknown): string | undefined {
-  const first = Value.Errors(Profile, data).First()
+  const first = Errors(Profile, data).First()
   if (first === undefined) return undefined
   const where = first.path === '' ? 'the document' : first.path
   return `${where}: ${first.message}` + (first.value === undefined ? '' : ` (found ${JSON.stringify(first.value)})`)

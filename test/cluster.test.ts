@@ -1,12 +1,13 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { TYPESCRIPT } from './service.ts'
 import { until } from './wait.ts'
 
 const PRIMARY = new URL('./fixtures/supervise.ts', import.meta.url).pathname
 
 t.test('a signal while the workers stop after a failed start changes nothing: one stop, exit 1', async (t) => {
-  const primary = spawn(process.execPath, [...process.execArgv, PRIMARY], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const primary = spawn(process.execPath, [...TYPESCRIPT, PRIMARY], { stdio: ['ignore', 'pipe', 'inherit'] })
   let output = ''
   primary.stdout.on('data', (chunk) => { output += chunk })
   const exited = once(primary, 'exit')

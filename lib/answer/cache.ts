@@ -81,7 +81,13 @@ export class ResponseCache {
   #hand: Entry | undefined
   #bytes = 0
 
-  constructor (readonly maxBytes: number, readonly stats: CacheStats = new CacheStats()) {}
+  readonly maxBytes: number
+  readonly stats: CacheStats
+
+  constructor (maxBytes: number, stats = new CacheStats()) {
+    this.maxBytes = maxBytes
+    this.stats = stats
+  }
 
   /** Memory held: keys (ASCII: Node refuses other bytes in a URL), bodies and the overhead of each entry. */
   get bytes (): number {

@@ -18,20 +18,26 @@ import { cacheKeyOf } from './cache-key.ts'
  * fast path at all.
  */
 export class FastPath {
-  constructor (private readonly access: ApiAccess, private readonly metrics?: Metrics) {}
+  readonly #access: ApiAccess
+  readonly #metrics: Metrics | undefined
+
+  constructor (access: ApiAccess, metrics?: Metrics) {
+    this.#access = access
+    this.#metrics = metrics
+  }
 
   /** True when the request was answered from the cache. */
   answered (request: IncomingMessage, response: ServerResponse): boolean {
     if (request.method !== 'GET' && request.method !== 'HEAD') return false
-    const started = this.metrics === undefined ? 0n : process.hrtime.bigint()
-    const { served, trustsProxies, tokens } = this.access
+    const started = this.#metrics === undefined ? 0n : process.hrtime.bigint()
+    const { served, trustsProxies, tokens } = this.#access
     const key = cacheKeyOf(request, trustsProxies)
     const representation = key === undefined ? undefined : served.current.cache.get(key)
     if (representation === undefined) return false
     // A refused token goes to Fastify, which answers the 403.
     if (tokens !== undefined && tokens.refusal(request) !== undefined) return false
     const status = answer(request, response, representation)
-    this.metrics?.answered(representation.route, request.method, status, Number(process.hrtime.bigint() - started) / 1e9)
+    this.#metrics?.answered(representation.route, request.method, status, Number(process.hrtime.bigint() - started) / 1e9)
     return true
   }
 }

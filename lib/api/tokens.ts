@@ -25,7 +25,10 @@ const digest = (token: string) => createHash('sha256').update(token).digest()
 export class ApiTokens {
   #digests: readonly Buffer[]
 
-  constructor (readonly file: string) {
+  readonly file: string
+
+  constructor (file: string) {
+    this.file = file
     this.#digests = readTokens(file)
   }
 

@@ -50,7 +50,10 @@ export class Catalog {
   /** The most recently made renderings of the items, by url prefix and item tail. */
   readonly #itemsJson = new Map<string, ItemsJson>()
 
-  constructor (readonly profile: Profile) {
+  readonly profile: Profile
+
+  constructor (profile: Profile) {
+    this.profile = profile
     this.digest = hash('sha1', JSON.stringify(profile), 'base64url')
     this.statusBody = Buffer.from(renderStatus(profile.status))
     this.items = profile.objectTypes

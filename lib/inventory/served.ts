@@ -21,7 +21,10 @@ export class Served {
   /** Every generation's cache counts here, so the figures survive a reload. */
   readonly cacheStats = new CacheStats()
 
-  constructor (catalog: Catalog, readonly cacheBytes: number) {
+  readonly cacheBytes: number
+
+  constructor (catalog: Catalog, cacheBytes: number) {
+    this.cacheBytes = cacheBytes
     this.#current = { number: 1, catalog, cache: this.#newCache() }
   }
 

@@ -11,7 +11,8 @@ type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestT
 /**
  * The node:http server under Fastify: the configured limits, cache hits answered before
  * Fastify (when there is a fast path), and `Connection: close` on every answer while the
- * process is closing, so that keep-alive clients leave after their next response.
+ * process is closing, so that keep-alive clients leave after their next response. Fastify makes
+ * one per address it listens on (two for localhost); each is one of the Lifecycle's listeners.
  */
 export function httpServerFactory (limits: Limits, lifecycle: Lifecycle, fastPath?: FastPath): FastifyServerFactory {
   return (fastify) => {
@@ -27,6 +28,7 @@ export function httpServerFactory (limits: Limits, lifecycle: Lifecycle, fastPat
       if (fastPath?.answered(request, response) !== true) fastify(request, response)
     })
     server.keepAliveTimeout = limits.keepAliveTimeoutMs
+    lifecycle.listeners.push(server)
     // Every answer is JSON, also for what Node would otherwise answer, or drop, by itself.
     server.on('connect', refuseConnect)
     server.on('checkExpectation', refuseExpectation)

@@ -3,36 +3,101 @@ import type { Logger } from 'pino'
 
 /** Beyond the workers' own shutdown budget, before the primary kills them. */
 const KILL_MARGIN_MS = 5000
+
 /**
- * What a worker tells the primary once it listens. A worker with reusePort binds its own sockets
+ * What the primary and its workers tell each other. A worker with reusePort binds its own sockets
  * (listen.ts), which the cluster module does not see: the worker's 'listening' event never fires.
+ * The primary leads the shutdown, so that no worker tells its clients to leave while another still
+ * accepts: they would connect to that one and be reset when it closes its sockets (shutdown.ts).
  */
-const LISTENING = 'inventory-status-api:listening'
+const MESSAGE = {
+  /** Worker: it serves. */
+  listening: 'inventory-status-api:listening',
+  /** Worker: it got a signal, which is the primary's to act on. */
+  signalled: 'inventory-status-api:signalled',
+  /** Primary: drain and stop. */
+  drain: 'inventory-status-api:drain',
+  /** Worker: its listening sockets are closed. */
+  stoppedAccepting: 'inventory-status-api:stopped-accepting',
+  /** Primary: every worker's are: clients may be told to leave. */
+  noneAccepts: 'inventory-status-api:none-accepts',
+} as const
+
+/** A worker that has just died may have no channel left: its exit is handled on its own. */
+function tell (worker: Worker, message: string): void {
+  if (worker.isConnected()) worker.send(message)
+}
 
 /** In a worker: tells the primary that this worker now serves. */
 export function reportListening (): void {
-  process.send!(LISTENING)
+  process.send!(MESSAGE.listening)
+}
+
+/** In a worker whose sockets are closed: called once the primary says that no worker accepts. */
+let noneAccepts = () => {}
+
+/**
+ * In a worker: SIGTERM and SIGINT go to the primary, and `drain` runs once the primary says so.
+ * (A signal to the process group reaches every process; the primary acts on it once.)
+ */
+export function drainWhenPrimarySays (drain: () => void): void {
+  const signalled = () => process.send!(MESSAGE.signalled)
+  process.on('SIGTERM', signalled)
+  process.on('SIGINT', signalled)
+  // Not the only messages a worker gets: prom-client's aggregation has its own.
+  process.on('message', (message) => {
+    if (message === MESSAGE.drain) drain()
+    else if (message === MESSAGE.noneAccepts) noneAccepts()
+  })
+}
+
+/** In a worker whose sockets are closed: resolves once no worker accepts any more. */
+export function noWorkerAccepts (): Promise<void> {
+  return new Promise((resolve) => {
+    noneAccepts = resolve
+    process.send!(MESSAGE.stoppedAccepting)
+  })
 }
 
 /**
  * The primary of a multi-process service: forks `count` workers that share the port, replaces
- * a worker that dies after it was serving, and on SIGTERM/SIGINT has every worker drain, then
- * exits 0; workers still there `shutdownBudgetMs` (plus a margin) later are killed: exit 1.
- * A worker that dies before it ever listened is a start-up failure: all stop, exit 1.
- * `env` is added to the workers' environment.
+ * a worker that dies after it was serving, and on SIGTERM/SIGINT (its own or a worker's) has
+ * every worker drain, then exits 0; workers still there `shutdownBudgetMs` (plus a margin)
+ * later are killed: exit 1. A worker that dies before it ever listened is a start-up failure:
+ * all stop, exit 1. `env` is added to the workers' environment.
  */
 export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, shutdownBudgetMs: number, logger: Logger): void {
   let stopping = false
   const workers = new Set<Worker>()
+  /** The workers that have listened: they have their shutdown in place. */
+  const serving = new Set<Worker>()
+  const stoppedAccepting = new Set<Worker>()
+  /** Once every worker left has closed its sockets, each may send its last answers. */
+  const releaseWhenNoneAccepts = () => {
+    if (!stopping || [...workers].some((worker) => !stoppedAccepting.has(worker))) return
+    for (const worker of stoppedAccepting) tell(worker, MESSAGE.noneAccepts)
+    stoppedAccepting.clear()
+  }
   const fork = () => {
     const worker = cluster.fork(env)
     workers.add(worker)
-    let listening = false
-    worker.on('message', (message) => { if (message === LISTENING) listening = true })
+    worker.on('message', (message) => {
+      if (message === MESSAGE.listening) {
+        serving.add(worker)
+        // Told to drain only once it can hear it: one still starting when the stop came, now.
+        if (stopping) tell(worker, MESSAGE.drain)
+      } else if (message === MESSAGE.signalled) stop(0, 'a worker was signalled: closing all workers')
+      else if (message === MESSAGE.stoppedAccepting) {
+        stoppedAccepting.add(worker)
+        releaseWhenNoneAccepts()
+      }
+    })
     worker.once('exit', (code, signal) => {
       workers.delete(worker)
-      if (stopping) return
-      if (!listening) {
+      stoppedAccepting.delete(worker)
+      const wasServing = serving.delete(worker)
+      if (stopping) return releaseWhenNoneAccepts()
+      if (!wasServing) {
         logger.fatal({ worker: worker.process.pid, code, signal }, 'a worker failed to start')
         stop(1, 'stopping all workers')
         return
@@ -54,7 +119,7 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, shutdow
       process.exit(1)
     }, shutdownBudgetMs + KILL_MARGIN_MS)
     timer.unref()
-    for (const worker of workers) worker.process.kill('SIGTERM')
+    for (const worker of serving) tell(worker, MESSAGE.drain)
     process.exitCode = exitCode
   }
   // Each worker re-reads its files on SIGHUP; unhandled, SIGHUP would end the primary.

@@ -7,7 +7,7 @@ import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import { Served } from '../inventory/served.ts'
 import { reportListening, superviseWorkers } from './cluster.ts'
-import { listen, reservePort, shareSocketWithWorkers } from './listen.ts'
+import { listen, reservePort } from './listen.ts'
 import { reloadOnChange } from './reload.ts'
 import { closeOnSignal, shutdownBudgetMs } from './shutdown.ts'
 
@@ -39,7 +39,6 @@ async function main (): Promise<void> {
       return cannotListen(logger, error, config.host)
     }
     if (config.metrics) (await import('../ops/metrics.ts')).serveClusterMetrics()
-    shareSocketWithWorkers()
     return superviseWorkers(config.workers, { PORT: String(port) }, shutdownBudgetMs(config), logger)
   }
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens?.count }, 'profile loaded')

@@ -4,13 +4,22 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
+import { drainWhenPrimarySays, noWorkerAccepts } from './cluster.ts'
 
 /**
- * How long connections that are busy get to receive their `Connection: close` before the
- * idle ones are closed: a connection with requests in flight gets its next one well within
- * this, so only connections idle for the whole second are cut without a last answer.
+ * How long busy connections get to receive their `Connection: close` before the idle ones are
+ * closed: a client with requests in flight sends its next one well within this, so only
+ * connections idle for the whole second are closed without a last answer.
  */
 export const LAST_ANSWER_GRACE_MS = 1000
+/**
+ * A signal to a process group reaches the service itself and again through its parent (npm
+ * forwards SIGINT and SIGTERM, a cluster's primary sends SIGTERM): one within this time of the
+ * first is a copy of it, not a person pressing Ctrl-C again.
+ */
+const SAME_SIGNAL_MS = 500
+/** The exit code when a second Ctrl-C stops the service at once: 128 + SIGINT, as a shell reports it. */
+export const STOPPED_AT_ONCE = 130
 
 type Timing = Pick<Config, 'drainDelayMs' | 'shutdownTimeoutMs'>
 
@@ -19,29 +28,55 @@ export const shutdownBudgetMs = ({ drainDelayMs, shutdownTimeoutMs }: Timing) =>
   drainDelayMs + LAST_ANSWER_GRACE_MS + shutdownTimeoutMs
 
 /**
- * On SIGTERM or SIGINT, leave without dropping a request: /readyz turns 503 while the API
- * keeps serving for the drain delay (load balancers stop sending), then every answer carries
- * `Connection: close`, then the listener and idle connections close and in-flight requests
- * finish: exit 0. Whatever is still open when the shutdown timeout is up is cut: exit 1.
+ * On SIGTERM or SIGINT, leave without dropping a request (exit 0); what is still open when the
+ * shutdown timeout is up is cut (exit 1). SIGTERM again changes nothing: a supervisor that will
+ * not wait sends SIGKILL. A second Ctrl-C (SIGINT) stops at once. A cluster worker leaves the
+ * signals to the primary and drains when the primary says so (cluster.ts).
  */
 export function closeOnSignal (app: FastifyInstance, timing: Timing, logger: Logger): void {
-  // Ctrl-C in a terminal signals the whole process group: a worker leaves SIGINT to the primary,
-  // which stops every worker with SIGTERM, so that each stops once (a second signal would cut it).
-  if (cluster.isWorker) process.on('SIGINT', () => {})
-  closeWithGrace({
+  const grace = closeWithGrace({
     delay: shutdownBudgetMs(timing),
     logger,
-    // SIGHUP means "re-read your files" here, not "stop".
-    skip: cluster.isWorker ? ['SIGHUP', 'SIGINT'] : ['SIGHUP'],
-  }, async ({ signal, err }) => {
+    // The signals are read below; SIGHUP means "re-read your files" here, not "stop".
+    skip: ['SIGHUP', 'SIGINT', 'SIGTERM'],
+  }, async ({ err }) => {
     /* c8 ignore next: only an uncaught exception, which no test can cause, gets here with an error */
     if (err !== undefined) logger.error({ err }, 'closing after an unexpected error')
-    else logger.info({ signal, drainDelayMs: timing.drainDelayMs }, 'draining')
-    app.lifecycle.ready = false
-    await sleep(timing.drainDelayMs)
-    app.lifecycle.closing = true
-    await sleep(LAST_ANSWER_GRACE_MS)
-    logger.info('closing')
-    await app.close()
+    await drainAndClose(app, timing)
   })
+  let signalledAt: number | undefined
+  const drain = (signal?: NodeJS.Signals) => {
+    if (signalledAt !== undefined) return
+    signalledAt = Date.now()
+    logger.info({ signal, drainDelayMs: timing.drainDelayMs }, 'draining')
+    grace.close()
+  }
+  if (cluster.isWorker) return drainWhenPrimarySays(drain)
+  process.on('SIGTERM', drain)
+  process.on('SIGINT', (signal) => {
+    if (signalledAt === undefined) return drain(signal)
+    if (Date.now() - signalledAt < SAME_SIGNAL_MS) return
+    logger.warn('second SIGINT: stopping at once')
+    process.exit(STOPPED_AT_ONCE)
+  })
+}
+
+/**
+ * The order that drops nothing. Stopping to accept comes before any client is told to leave:
+ * a client told to leave connects again at once, and a connection still waiting in a listening
+ * socket's queue when that socket closes is reset by the kernel, its request written and lost.
+ */
+async function drainAndClose (app: FastifyInstance, { drainDelayMs }: Timing): Promise<void> {
+  // 1. /readyz answers 503 and the API goes on serving: load balancers take the process out.
+  app.lifecycle.ready = false
+  await sleep(drainDelayMs)
+  // 2. Every listening socket closes: a new connect is refused, none is cut. Every worker's.
+  app.lifecycle.stopAccepting()
+  if (cluster.isWorker) await noWorkerAccepts()
+  // 3. Every answer carries `Connection: close`: busy connections get their last answer and leave.
+  app.lifecycle.closing = true
+  await sleep(LAST_ANSWER_GRACE_MS)
+  // 4. Idle connections are closed, requests in flight finish, then the app's onClose hooks run.
+  app.log.info('closing')
+  await app.close()
 }

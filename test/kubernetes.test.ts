@@ -1,6 +1,7 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { parseAllDocuments } from 'yaml'
 import { Deployment } from 'kubernetes-models/apps/v1'
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2'
@@ -11,11 +12,15 @@ import { DEFAULT_PROFILE_FILE } from '../lib/inventory/profile.ts'
 import { PROBE_PATHS } from '../lib/ops/probes.ts'
 import { shutdownBudgetMs } from '../lib/process/shutdown.ts'
 
-// deploy/kubernetes, built offline as `kubectl kustomize` builds it, checked against the
-// Kubernetes API schemas and against the service's own configuration and defaults.
-const KUBECTL = spawnSync('kubectl', ['kustomize', '--load-restrictor', 'LoadRestrictionsNone', new URL('../deploy/kubernetes', import.meta.url).pathname], { encoding: 'utf8' })
-if (KUBECTL.error !== undefined || KUBECTL.status !== 0) throw new Error(`kubectl kustomize failed: ${KUBECTL.error?.message ?? KUBECTL.stderr}`)
-const objects = parseAllDocuments(KUBECTL.stdout).map((document) => document.toJS())
+// deploy/kubernetes, built offline by `kubectl kustomize` with no flags, as `kubectl apply -k`
+// builds it, checked against the Kubernetes API schemas and the service's own configuration.
+const BASE = new URL('../deploy/kubernetes', import.meta.url).pathname
+function kustomize (folder: string) {
+  const built = spawnSync('kubectl', ['kustomize', folder], { encoding: 'utf8' })
+  if (built.error !== undefined || built.status !== 0) throw new Error(`kubectl kustomize ${folder} failed: ${built.error?.message ?? built.stderr}`)
+  return parseAllDocuments(built.stdout).map((document) => document.toJS())
+}
+const objects = kustomize(BASE)
 const MODELS = {
   'apps/v1 Deployment': Deployment,
   'v1 Service': Service,
@@ -65,6 +70,38 @@ t.test('the Deployment agrees with the service: environment, ports, probes, grac
   const configMap = one('v1 ConfigMap')
   t.equal(volume.configMap.name, configMap.metadata.name)
   t.equal(configMap.data['profile.json'], readFileSync(DEFAULT_PROFILE_FILE, 'utf8'), 'the embedded default profile, as is')
+})
+
+t.test('the base\'s profile is the embedded default profile, byte for byte', async (t) => {
+  t.equal(readFileSync(join(BASE, 'profile.json'), 'utf8'), readFileSync(DEFAULT_PROFILE_FILE, 'utf8'))
+})
+
+t.test('an overlay as the README shows it serves the user\'s own image and profile', async (t) => {
+  const overlay = t.testdir({
+    'kustomization.yaml': [
+      'resources:',
+      `  - ${relative(t.testdirName, BASE)}`,
+      'images:',
+      '  - name: inventory-status-api',
+      '    newName: registry.example.com/team/inventory-status-api',
+      '    newTag: "1.2.3"',
+      'configMapGenerator:',
+      '  - name: inventory-profile',
+      '    behavior: replace',
+      '    files:',
+      '      - profile.json=my-profile.json',
+      'generatorOptions:',
+      '  disableNameSuffixHash: true',
+      '',
+    ].join('\n'),
+    'my-profile.json': '{"mine":true}\n',
+  })
+  const built = kustomize(overlay)
+  const deployment = built.find((object) => object.kind === 'Deployment')
+  t.equal(deployment.spec.template.spec.containers[0].image, 'registry.example.com/team/inventory-status-api:1.2.3')
+  const configMap = built.find((object) => object.kind === 'ConfigMap')
+  t.same(configMap.data, { 'profile.json': '{"mine":true}\n' })
+  t.equal(configMap.metadata.name, 'inventory-profile', 'the name the Deployment mounts')
 })
 
 t.test('the Service, the autoscaler and the disruption budget point at the Deployment\'s pods', async (t) => {

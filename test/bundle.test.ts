@@ -7,7 +7,10 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { IMAGE_NODE_FLAGS } from '../bench/image.ts'
 import { exchange, fetch, freePort } from './http.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { reconnectingClients } from './reconnecting.ts'
 import { command, logged, start } from './service.ts'
+import { until } from './wait.ts'
 
 /**
  * What ships is not the source but the bundle `npm run bundle` makes of it (dist/service): the
@@ -18,13 +21,13 @@ import { command, logged, start } from './service.ts'
  * node_modules there, a start or an answer that needed one would fail.
  */
 const ROOT = new URL('..', import.meta.url).pathname
+const image = await mkdtemp(join(tmpdir(), 'inventory-bundle-'))
+t.teardown(() => rm(image, { recursive: true, force: true }))
+await promisify(execFile)('npm', ['run', '--silent', 'bundle', '--', `--outdir=${join(image, 'dist/service')}`], { cwd: ROOT, timeout: 60_000 })
+await cp(join(ROOT, 'data'), join(image, 'data'), { recursive: true })
+await cp(join(ROOT, 'package.json'), join(image, 'package.json'))
 
 t.test('the bundle, alone with the profile and package.json, answers byte for byte as the source does', async (t) => {
-  const image = await mkdtemp(join(tmpdir(), 'inventory-bundle-'))
-  t.teardown(() => rm(image, { recursive: true, force: true }))
-  await promisify(execFile)('npm', ['run', '--silent', 'bundle', '--', `--outdir=${join(image, 'dist/service')}`], { cwd: ROOT, timeout: 60_000 })
-  await cp(join(ROOT, 'data'), join(image, 'data'), { recursive: true })
-  await cp(join(ROOT, 'package.json'), join(image, 'package.json'))
   t.same((await readdir(image)).sort(), ['data', 'dist', 'package.json'], 'no node_modules beside it')
   // One non-ASCII character in a licence comment made V8 keep the 1.6 MB chunk as a two-byte string.
   const chunks = (await readdir(join(image, 'dist/service'))).filter((file) => file.endsWith('.js'))
@@ -65,7 +68,36 @@ t.test('the bundle, alone with the profile and package.json, answers byte for by
   t.equal(JSON.parse(captured.stdout).objectTypes.length, 163)
 })
 
-t.test('the image starts the service with the Node flags the benchmarks use', async (t) => {
+t.test('npm start and the image start the service with the Node flags the benchmarks use', async (t) => {
   const entrypoint = /^ENTRYPOINT (.*)$/m.exec(await readFile(join(ROOT, 'Dockerfile'), 'utf8'))
   t.same(JSON.parse(entrypoint![1]!), ['node', ...IMAGE_NODE_FLAGS, 'dist/service/main.js'])
+  const { scripts } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'))
+  t.equal(scripts.start, `exec node ${IMAGE_NODE_FLAGS.join(' ')} dist/service/main.js`)
+})
+
+t.test('SIGTERM to `npm start`, as a supervisor sends it, drains the service and exits 0: no orphan, nothing dropped', async (t) => {
+  const port = await freePort()
+  const npm = spawn('npm', ['start'], {
+    cwd: image,
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), DRAIN_DELAY_MS: '300', SHUTDOWN_TIMEOUT_MS: '3000' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  npm.stdout.on('data', (chunk) => { output += chunk })
+  npm.stderr.on('data', (chunk) => { output += chunk })
+  const exited = once(npm, 'exit')
+  t.teardown(() => { npm.kill('SIGKILL') })
+  await until('the service to listen', () => output.includes('"msg":"Server listening at'))
+  const service = Number(/"pid":(\d+),[^\n]*"msg":"Server listening at/.exec(output)![1])
+  t.not(service, npm.pid, 'npm runs the service as a child')
+  const load = reconnectingClients(port, 100, exited)
+  await sleep(300)
+  npm.kill('SIGTERM')
+  const [outcome, [code, signal]] = await Promise.all([load, exited])
+  t.same([code, signal], [0, null], 'npm exits 0, as the service did')
+  t.match(output, '"signal":"SIGTERM","drainDelayMs":300,"msg":"draining"')
+  t.throws(() => process.kill(service, 0), { code: 'ESRCH' }, 'the service is gone with npm')
+  t.same(outcome.problems, [])
+  t.equal(outcome.dropped, 0, `nothing dropped: ${outcome.answered} answered, ${outcome.refused} connects refused once it stopped accepting`)
+  t.ok(outcome.answered > 100)
 })

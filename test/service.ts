@@ -6,10 +6,10 @@ import { until } from './wait.ts'
 const MAIN = new URL('../lib/process/main.ts', import.meta.url).pathname
 /**
  * The service runs its TypeScript source on Node itself, which strips the types (by default from
- * Node 23.6 on, behind a flag on 22): some 0.3 s a start, against 3 s through the tests' own
- * TypeScript loader. Coverage comes through NODE_OPTIONS, which tap sets.
+ * Node 23.6 on; the flag is for 22, and changes nothing later): some 0.3 s a start, against 3 s
+ * through a TypeScript loader. Coverage comes through NODE_OPTIONS, which tap sets.
  */
-export const TYPESCRIPT = process.features.typescript === 'strip' ? [] : ['--experimental-strip-types', '--disable-warning=ExperimentalWarning']
+export const TYPESCRIPT = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning']
 
 export interface RunOptions {
   /** In its own process group, as a terminal's foreground job is. */

@@ -34,7 +34,7 @@ export function reportListening (): void {
 }
 
 /** In a worker whose sockets are closed: called once the primary says that no worker accepts. */
-let noneAccepts = () => {}
+let noneAccepts: () => void
 
 /**
  * In a worker: SIGTERM and SIGINT go to the primary, and `drain` runs once the primary says so.

@@ -4,7 +4,7 @@ import { once } from 'node:events'
 import { Agent, createServer } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { DEFAULT_PROFILE } from './helper.ts'
 import { fetch, raw } from './http.ts'
 import { logged, run, start, TYPESCRIPT, workerPids } from './service.ts'
@@ -94,6 +94,15 @@ t.test('bad configuration or a bad profile stops start-up with a message and a n
   t.equal(profile.code, 1)
   t.match(profile.output, `Bad profile ${file}: /objectTypes: Expected required property`)
   t.notMatch(profile.output, 'listening')
+})
+
+t.test('a Node older than 22.12 is refused at once with one line, by the service and by the test command', async (t) => {
+  const older = `--import=${new URL('./fixtures/node-22.11.mjs', import.meta.url).pathname}`
+  const { code, output } = await run({ NODE_OPTIONS: [process.env.NODE_OPTIONS, older].filter(Boolean).join(' ') }).exited
+  t.equal(code, 1)
+  t.equal(output, 'inventory-status-api needs Node.js 22.12 or later; this is Node.js 22.11.0\n')
+  const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  t.match(scripts.test, /^node lib\/process\/supported-node\.mjs && /, 'npm test checks first')
 })
 
 t.test('a HOST the service cannot listen on is a configuration error', async (t) => {

@@ -1,3 +1,4 @@
+import './supported-node.mjs'
 import { wrongUsage } from './command.ts'
 
 /**

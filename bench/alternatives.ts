@@ -1,0 +1,186 @@
+/**
+ * What each start-up, memory and connection choice is worth, side by side with the simpler
+ * alternative in one run. Prints figures; asserts nothing.
+ *
+ *   npm run bench:alternatives [-- --starts 7 --node <binary>]
+ *
+ * 1. The shipped bundle, against the same source run unbundled (Node strips its types), and
+ *    against a bundle whose Fastify loads its default schema compilers (lib/app.ts gives it
+ *    compilers that refuse): start-up to the first 200 and RSS idle after the first answers,
+ *    starts alternating, medians.
+ * 2. The listening sockets (lib/process/listen.ts): the service as shipped, with 32 per address,
+ *    and built with 8 and with 1. 200 keep-alive connections keep it busy with pipelined requests;
+ *    then 300 new connections each ask once: how long until the last is answered.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { connect, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { fetchRaw } from './fetch.ts'
+import { IMAGE_NODE_FLAGS } from './image.ts'
+import { median, rssMiB, waitFor200 } from './load.ts'
+
+const { values: options } = parseArgs({
+  options: {
+    starts: { type: 'string', default: '7' },
+    node: { type: 'string', default: process.execPath },
+  },
+})
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const PORT = 18083
+const work = mkdtempSync(join(tmpdir(), 'alternatives-'))
+process.on('exit', () => rmSync(work, { recursive: true, force: true }))
+
+/**
+ * A copy of the source with `edit` applied to the files it names, bundled as `npm run bundle`
+ * bundles it, with `bundleEdit` applied to that script: the entry point of the build.
+ */
+function variant (name: string, edit: Record<string, (text: string) => string>, bundleEdit = (script: string) => script): string {
+  const folder = join(work, name)
+  for (const part of ['lib', 'schemas', 'data']) cpSync(join(ROOT, part), join(folder, part), { recursive: true })
+  symlinkSync(join(ROOT, 'node_modules'), join(folder, 'node_modules'))
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+  manifest.scripts = { bundle: bundleEdit(manifest.scripts.bundle) }
+  writeFileSync(join(folder, 'package.json'), JSON.stringify(manifest))
+  for (const [file, change] of Object.entries(edit)) {
+    const path = join(folder, file)
+    const before = readFileSync(path, 'utf8')
+    const after = change(before)
+    if (after === before) throw new Error(`${name}: the edit of ${file} changed nothing (has the source moved on?)`)
+    writeFileSync(path, after)
+  }
+  execFileSync('npm', ['run', '--silent', 'bundle'], { cwd: folder, stdio: 'inherit' })
+  return join(folder, 'dist/service/main.js')
+}
+
+const withAcceptors = (count: number) => variant(`acceptors-${count}`, {
+  'lib/process/listen.ts': (text) => text.replace(/^export const ACCEPTORS = \d+$/m, `export const ACCEPTORS = ${count}`),
+})
+
+interface Started { child: ChildProcess, startupMs: number }
+
+async function start (args: string[]): Promise<Started> {
+  const started = process.hrtime.bigint()
+  const child = spawn(options.node, [...IMAGE_NODE_FLAGS, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdio: 'inherit',
+  })
+  await waitFor200(child, PORT, '/api/status/')
+  return { child, startupMs: Number(process.hrtime.bigint() - started) / 1e6 }
+}
+
+async function stop ({ child }: Started): Promise<void> {
+  child.kill('SIGKILL')
+  await once(child, 'exit')
+}
+
+/** Start-up and idle RSS, starts alternating between the builds. */
+async function startAndIdle (builds: Record<string, string[]>): Promise<void> {
+  const figures = Object.fromEntries(Object.keys(builds).map((name) => [name, { startup: [] as number[], idle: [] as number[] }]))
+  for (let i = 0; i < Number(options.starts); i++) {
+    for (const [name, args] of Object.entries(builds)) {
+      const service = await start(args)
+      for (const path of ['/api/status/', '/api/extras/object-types/', '/api/extras/object-types/7/']) await fetchRaw(PORT, path, 'bench.test')
+      await sleep(500)
+      figures[name]!.startup.push(service.startupMs)
+      figures[name]!.idle.push(rssMiB(service.child.pid!))
+      await stop(service)
+    }
+  }
+  console.log(`\n${options.starts} starts of each, alternating, medians (range)`)
+  console.log('build                                     start-up to first 200        RSS idle after first answers')
+  const range = (values: number[], digits: number) => `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`
+  for (const [name, { startup, idle }] of Object.entries(figures)) {
+    console.log(`${name.padEnd(42)}${`${range(startup, 0)} ms`.padEnd(29)}${range(idle, 1)} MiB`)
+  }
+}
+
+const BUSY = 200
+const PIPELINED = 16
+const NEW = 300
+const REQUEST = 'GET /api/status/ HTTP/1.1\r\nHost: busy.test\r\n\r\n'
+
+/** The length of an answer to REQUEST on a keep-alive connection (fixed: its Date and X-Request-ID are of fixed width). */
+function answerLength (): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(PORT, '127.0.0.1', () => socket.write(REQUEST))
+    let answer = ''
+    socket.on('data', (chunk) => {
+      answer += chunk.toString('latin1')
+      const headerEnd = answer.indexOf('\r\n\r\n')
+      const length = /\r\ncontent-length: (\d+)/i.exec(answer)
+      if (headerEnd < 0 || length === null || answer.length < headerEnd + 4 + Number(length[1])) return
+      socket.destroy()
+      resolve(answer.length)
+    })
+    socket.on('error', reject)
+  })
+}
+
+/** Milliseconds until the last of NEW new connections is answered, while BUSY keep-alive ones keep the server busy. */
+async function newConnectionsUnderLoad (): Promise<{ lastMs: number, unanswered: number }> {
+  const length = await answerLength()
+  let busy = true
+  const keepBusy = () => new Promise<void>((resolve) => {
+    const socket: Socket = connect(PORT, '127.0.0.1', () => socket.write(REQUEST.repeat(PIPELINED)))
+    let pending = PIPELINED * length
+    socket.on('data', (chunk: Buffer) => {
+      pending -= chunk.length
+      if (pending > 0) return
+      if (!busy) return socket.end()
+      pending = PIPELINED * length
+      socket.write(REQUEST.repeat(PIPELINED))
+    })
+    socket.on('close', () => resolve())
+    socket.on('error', () => resolve())
+  })
+  const clients = Array.from({ length: BUSY }, keepBusy)
+  await sleep(1000)
+  const started = Date.now()
+  const times = await Promise.all(Array.from({ length: NEW }, () => new Promise<number>((resolve) => {
+    const socket = connect(PORT, '127.0.0.1', () => socket.write('GET /readyz HTTP/1.1\r\nHost: probe.test\r\nConnection: close\r\n\r\n'))
+    socket.setTimeout(10_000, () => socket.destroy())
+    let answer = ''
+    socket.on('data', (chunk) => { answer += chunk })
+    socket.on('close', () => resolve(answer.endsWith('{"status":"ready"}') ? Date.now() - started : Infinity))
+    socket.on('error', () => {})
+  })))
+  busy = false
+  await Promise.all(clients)
+  const answered = times.filter(Number.isFinite)
+  return { lastMs: Math.max(...answered), unanswered: NEW - answered.length }
+}
+
+async function listening (builds: Record<string, string>): Promise<void> {
+  console.log(`\n${BUSY} keep-alive connections with ${PIPELINED} pipelined requests each, then ${NEW} new connections`)
+  console.log('listening sockets      last new connection answered after (3 rounds)')
+  const results: Record<string, string[]> = Object.fromEntries(Object.keys(builds).map((name) => [name, []]))
+  for (let round = 0; round < 3; round++) {
+    for (const [name, main] of Object.entries(builds)) {
+      const service = await start([main])
+      const { lastMs, unanswered } = await newConnectionsUnderLoad()
+      results[name]!.push(unanswered > 0 ? `${unanswered} unanswered in 10 s` : `${lastMs} ms`)
+      await stop(service)
+    }
+  }
+  for (const [name, figures] of Object.entries(results)) console.log(`${name.padEnd(23)}${figures.join(', ')}`)
+}
+
+const shipped = join(ROOT, 'dist/service/main.js')
+console.log(`node ${execFileSync(options.node, ['--version']).toString().trim()} ${IMAGE_NODE_FLAGS.join(' ')}; building the alternatives…`)
+const defaultCompilers = variant('default-compilers', {
+  'lib/app.ts': (text) => text.replace('    schemaController: SCHEMA_CONTROLLER,\n', ''),
+}, (script) => script.replace(' --external:@fastify/ajv-compiler --external:@fastify/fast-json-stringify-compiler', ''))
+const acceptors = { '32 (shipped)': shipped, 8: withAcceptors(8), 1: withAcceptors(1) }
+await startAndIdle({
+  'the bundle (shipped)': [shipped],
+  'the source, unbundled': ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'lib/process/main.ts'],
+  'a bundle with Fastify\'s default compilers': [defaultCompilers],
+})
+await listening(acceptors)

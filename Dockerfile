@@ -19,9 +19,7 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["node", "dist/service/healthcheck.js"]
 # `serve` by default; `docker run --rm IMAGE capture <base-url> > profile.json`, `… validate <file>`.
-# Node 26's V8 grows the young generation to two 32 MiB semi-spaces under load, whatever the heap
-# limit, and may let the old one fill with garbage up to its first full collection: under 1000
-# connections of cache-busting load, RSS peaked at 200-210 MiB, at 157-210 MiB with 8 MiB
-# semi-spaces, and at 157-160 MiB with both flags, hits as fast (README: Memory).
+# The Node flags are npm start's (a test holds them equal): they bound V8's young generation and
+# bring its first full collection early, which kept RSS under load near 160 MiB (docs/performance.md).
 ENTRYPOINT ["node", "--max-semi-space-size=8", "--initial-old-space-size=16", "dist/service/main.js"]
 CMD ["serve"]

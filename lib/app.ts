@@ -43,7 +43,7 @@ const ROUTER_OPTIONS = { querystringParser: (query: string) => parseQuery(query.
  * pre-rendered bytes; the handlers check their own input, and the table's schemas serve the
  * OpenAPI document and the tests), so these compilers refuse: a schema added to a route stops
  * start-up instead of being checked by nobody. Not loading the two saves memory, and lets the
- * bundle leave them out (README, What the bundle carries).
+ * bundle leave them out (docs/performance.md).
  */
 function noSchemaCompiler (): never {
   throw new Error('Fastify compiles no schemas in this service: a route checks its own input and sends pre-rendered bytes (lib/app.ts)')

@@ -8,7 +8,7 @@ const load = nodeModule.createRequire(import.meta.url)
  * built-in, Node builds its ES module namespace by reading every export, and on Node 26 that
  * runs node:http's lazy getters (WebSocket, CloseEvent, MessageEvent), which load undici, and
  * node:util's (transferableAbortSignal, ...). require() reads none of them: on Node 26 a start
- * some 10 % shorter and 4 MiB less RSS idle (the README has the figures). Node 20 has no such
+ * some 10 % shorter and 4 MiB less RSS idle (docs/performance.md). Node 20 has no such
  * getters; the other built-ins the service imports cost the same either way.
  */
 

@@ -111,7 +111,7 @@ const MiB = 1024 * 1024
  * --max-old-space-size sets): the cache must leave room for the answers being made and their
  * garbage, or a small container runs out of heap under load. At most 16 MiB, some 2000 full
  * pages: past that, a larger cache buys hits only for a working set few deployments have, and
- * under a cache-busting load (which fills it) costs RSS one for one (see the README).
+ * under a cache-busting load (which fills it) costs RSS one for one (docs/performance.md).
  */
 function defaultCacheBytes (): number {
   return Math.min(16 * MiB, Math.floor(getHeapStatistics().heap_size_limit / 8))

@@ -12,7 +12,7 @@ export const ProfileObjectType = Type.Object({
 }, { additionalProperties: false })
 
 /**
- * An inventory profile: the shape of ../shared/reference/default-inventory.json.
+ * An inventory profile: the shape of data/default-inventory.json.
  * `installed-apps` holds the components; a plugin may be repeated there with the
  * same version or left out, since the served `installed-apps` is the union.
  */

@@ -25,7 +25,7 @@ async function fullList (app: FastifyInstance): Promise<Item[]> {
   return JSON.parse((await get(app, '/api/extras/object-types/?limit=0')).body).results
 }
 
-t.test('any path, query and method: never a 5xx, always JSON with the headers of DESIGN.md', async (t) => {
+t.test('any path, query and method: never a 5xx, always JSON with the headers every answer carries', async (t) => {
   const { app } = await build(t)
   const statuses = new Map<number, number>()
   await fc.assert(fc.asyncProperty(method, path, fc.option(query), async (method, path, query) => {

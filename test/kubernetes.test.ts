@@ -61,7 +61,7 @@ t.test('the Deployment agrees with the service: environment, ports, probes, grac
   t.match(pod.spec.securityContext, { runAsNonRoot: true, runAsUser: 1000 })
   t.same(container.securityContext, { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } })
   t.match(container.resources, { requests: { cpu: '250m', memory: '192Mi' }, limits: { memory: '256Mi' } })
-  t.equal(env.NODE_OPTIONS, '--max-old-space-size=64', 'the heap the memory limit was measured with (README: Memory)')
+  t.equal(env.NODE_OPTIONS, '--max-old-space-size=64', 'the heap the memory limit was measured with (docs/performance.md)')
 
   const mount = container.volumeMounts.find((candidate: { name: string }) => candidate.name === 'profile')
   t.notOk('subPath' in mount, 'a folder mount, which the kubelet updates (a subPath mount is never updated)')

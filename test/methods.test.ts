@@ -74,7 +74,7 @@ t.test('other methods reach every form of a known path, with no route of their o
   }
   t.same((await inject(app, { method: 'PATCH', url: '/api/status', headers: { host: 'inventory.test' } })).headers.location,
     'http://inventory.test/api/status/', 'a known path without its slash is redirected, whatever the method')
-  // One route per method and path cost 4-5 MiB of idle memory (README, Memory): GET, HEAD and
+  // One route per method and path cost 4-5 MiB of idle memory (docs/performance.md): GET, HEAD and
   // OPTIONS only, the other methods answered by other-methods.ts.
   t.same(['GET', 'HEAD', 'OPTIONS', 'POST', 'DELETE'].map((method) => app.hasRoute({ method, url: '/api/status/' })),
     [true, true, true, false, false])

@@ -4,14 +4,14 @@ import { join } from 'node:path'
 import { build, DEFAULT_PROFILE } from './helper.ts'
 import { exchange, parseAnswer, raw, type Reply } from './http.ts'
 
-// The reference's behaviour beyond the spec's examples (DESIGN.md), over a real socket: each
+// The reference's behaviour beyond the specification's examples (docs/behaviour.md), over a real socket: each
 // request is sent three times, so the first answers come from Fastify and the last from the
 // cache (which keeps a page the second time it is asked for).
 
 const BASE = 'http://inventory.test'
 const LIST = `${BASE}/api/extras/object-types/`
 
-/** The order of DESIGN.md, worked out here: app_label, display lower-cased, model (by code point: this data is all in the BMP, where `<` agrees). */
+/** The reference's order (docs/behaviour.md), worked out here: app_label, display lower-cased, model (by code point: this data is all in the BMP, where `<` agrees). */
 const byCodePoint = (a: string, b: string) => a < b ? -1 : a > b ? 1 : 0
 const DEFAULT_ORDER = [...DEFAULT_PROFILE.objectTypes].sort((a, b) =>
   byCodePoint(a.app_label, b.app_label) || byCodePoint(a.display.toLowerCase(), b.display.toLowerCase()) || byCodePoint(a.model, b.model))

@@ -20,7 +20,7 @@ const DOORKEEPER_BITS = 16
  * A stream of new queries each sent a few times over (as by load generators whose threads
  * each count from 1) gets past the doorkeeper: this turns the cache over 64 times more
  * slowly. One in 16 still turned a full 16 MiB over every 2 s under such a load, pages that
- * die in V8's old generation; on Node 26 that took RSS to 170-200 MiB in some runs (README).
+ * die in V8's old generation; on Node 26 that took RSS to 170-200 MiB in some runs (docs/performance.md).
  */
 const KEPT_WHEN_FULL = 1 / 64
 
@@ -59,7 +59,7 @@ interface Entry {
  * time in 64 or on its eighth miss. A URL asked for once (a scan, a cache-busting load, a
  * client paging through the list) then costs the cache nothing: no entry pushed out, no body
  * copied, none of the dead bodies that only a garbage collection gives back. That turnover,
- * more than the budget, was what a cache-busting load cost in memory (see the README).
+ * more than the budget, was what a cache-busting load cost in memory (docs/performance.md).
  *
  * Eviction is SIEVE (Zhang et al., NSDI '24): entries queue up newest first; a hit only sets
  * a bit; to make room, a hand walks from the oldest toward the newest, clearing bits, and

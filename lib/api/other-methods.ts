@@ -33,7 +33,7 @@ const NO_ROUTE: RouteOf = { url: undefined, config: {} }
  * The answer of each known path to the methods it has no route for: a 405, after the
  * checks its routes make. Fastify routes one method at a time, and find-my-way compiles two
  * functions for each method of each path: the 30-odd methods Node parses, routed at every
- * path, were 4-5 MiB of idle RSS (README, Memory). So GET, HEAD and OPTIONS are routes and
+ * path, were 4-5 MiB of idle RSS (docs/performance.md). So GET, HEAD and OPTIONS are routes and
  * the rest reach the not-found handler, which finds the path here: in one find-my-way tree
  * with the app's router options, so that a path and its query read here as a route's do.
  */

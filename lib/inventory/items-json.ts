@@ -17,7 +17,7 @@ const MAX_PIECES = 32
  *
  * Views, not copies: a page asked for once (most of a cache-busting load) then allocates
  * no body at all. A new Buffer per page was freed only by a later garbage collection, and
- * under load those dead bodies made up most of the service's memory (see the README).
+ * under load those dead bodies made up most of the service's memory (docs/performance.md).
  */
 export class ItemsJson {
   readonly #bytes: Buffer

@@ -10,17 +10,22 @@ const ROOT = new URL('..', import.meta.url).pathname
 const files = readdirSync(join(ROOT, 'test'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.test.ts'))
 let passed = 0
 let failed = 0
+const seconds: Array<[string, number]> = []
 for (const file of files) {
   const results = join(ROOT, '.tap/test-results/test', `${file}.tap`)
   if (!existsSync(results)) {
     failed++
     continue
   }
-  for (const line of readFileSync(results, 'utf8').split('\n')) {
+  const text = readFileSync(results, 'utf8')
+  for (const line of text.split('\n')) {
     if (line.startsWith('ok ')) passed++
     else if (line.startsWith('not ok ')) failed++
   }
+  seconds.push([file, Number(/^# time=([0-9.]+)ms$/m.exec(text)?.[1] ?? 0) / 1000])
 }
+const slowest = seconds.sort((a, b) => b[1] - a[1]).slice(0, 5).map(([file, s]) => `${file} ${s.toFixed(0)} s`)
+console.log(`slowest test files: ${slowest.join(', ')}`)
 // Exits 1 when coverage is short of the gate, which the line below reports.
 spawnSync('npx', ['tap', 'report', 'json-summary'], { cwd: ROOT, stdio: 'ignore' })
 const { total } = JSON.parse(readFileSync(join(ROOT, '.tap/report/coverage-summary.json'), 'utf8'))

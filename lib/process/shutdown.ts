@@ -34,28 +34,29 @@ export const shutdownBudgetMs = ({ drainDelayMs, shutdownTimeoutMs }: Timing) =>
  * signals to the primary and drains when the primary says so (cluster.ts).
  */
 export function closeOnSignal (app: FastifyInstance, timing: Timing, logger: Logger): void {
+  /** When the drain began: it runs once, whatever asks for it again. */
+  let drainingSince: number | undefined
   const grace = closeWithGrace({
     delay: shutdownBudgetMs(timing),
     logger,
     // The signals are read below; SIGHUP means "re-read your files" here, not "stop".
     skip: ['SIGHUP', 'SIGINT', 'SIGTERM'],
   }, async ({ err }) => {
+    drainingSince = Date.now()
     /* c8 ignore next: only an uncaught exception, which no test can cause, gets here with an error */
     if (err !== undefined) logger.error({ err }, 'closing after an unexpected error')
     await drainAndClose(app, timing)
   })
-  let signalledAt: number | undefined
   const drain = (signal?: NodeJS.Signals) => {
-    if (signalledAt !== undefined) return
-    signalledAt = Date.now()
+    if (drainingSince !== undefined) return
     logger.info({ signal, drainDelayMs: timing.drainDelayMs }, 'draining')
     grace.close()
   }
   if (cluster.isWorker) return drainWhenPrimarySays(drain)
   process.on('SIGTERM', drain)
   process.on('SIGINT', (signal) => {
-    if (signalledAt === undefined) return drain(signal)
-    if (Date.now() - signalledAt < SAME_SIGNAL_MS) return
+    if (drainingSince === undefined) return drain(signal)
+    if (Date.now() - drainingSince < SAME_SIGNAL_MS) return
     logger.warn('second SIGINT: stopping at once')
     process.exit(STOPPED_AT_ONCE)
   })

@@ -35,7 +35,7 @@ function heldBy (pid: number, sockets: string[]): number {
 /** The environment that preloads this fixture into the service. */
 function preloading (fixture: string): NodeJS.ProcessEnv {
   const preload = `--import=${new URL(`./fixtures/${fixture}`, import.meta.url).pathname}`
-  return { NODE_OPTIONS: [process.env.NODE_OPTIONS, preload].filter(Boolean).join(' ') }
+  return { NODE_OPTIONS: preload }
 }
 
 const connectionRefused = (port: number) => new Promise<string | undefined>((resolve) => {

@@ -1,9 +1,13 @@
 import t from 'tap'
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { Agent } from 'node:http'
+import { join } from 'node:path'
 import { Catalog } from '../lib/inventory/catalog.ts'
 import type { Profile } from '../schemas/profile.ts'
 import { build, DEFAULT_PROFILE, get } from './helper.ts'
 import { fetch as send } from './http.ts'
+import { logged, start } from './service.ts'
+import { until } from './wait.ts'
 
 const OTHER: Profile = {
   status: { ...DEFAULT_PROFILE.status, 'service-version': '9.9.9', plugins: {} },
@@ -66,4 +70,99 @@ t.test('after a reload, a tag of the old profile no longer matches', async (t) =
   t.equal(fresh.statusCode, 200)
   t.match(fresh.body, '"service-version":"9.9.9"')
   t.not(fresh.headers.etag, old.headers.etag)
+})
+
+t.test('SIGHUP reloads the profile; a bad profile is logged and the one being served stays', async (t) => {
+  const file = join(t.testdir(), 'profile.json')
+  const profile = (version: string) => JSON.stringify({ ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-version': version } })
+  writeFileSync(file, profile('1.0.0'))
+  const server = await start(t, { PROFILE: file })
+  const version = async () => JSON.parse((await send(server.port, '/api/status/')).body)['service-version']
+  t.equal(await version(), '1.0.0')
+  writeFileSync(file, profile('2.0.0'))
+  server.child.kill('SIGHUP')
+  await logged(server, '"generation":2,"objectTypes":163')
+  t.equal(await version(), '2.0.0')
+  writeFileSync(file, '{"status":{}}')
+  // Requests keep coming while the bad profile is read and refused.
+  const during = Promise.all(Array.from({ length: 200 }, () => version()))
+  server.child.kill('SIGHUP')
+  await logged(server, `"msg":"Bad profile ${file}: /objectTypes: Expected required property; still serving generation 2"`)
+  t.same(new Set(await during), new Set(['2.0.0']), 'every answer meanwhile from the profile in use')
+  t.equal(await version(), '2.0.0', 'the bad profile is not served')
+  t.match(server.output(), '"msg":"SIGHUP: reloading"')
+})
+
+t.test('PROFILE_WATCH=true: a changed or replaced profile file is reloaded', async (t) => {
+  const dir = t.testdir()
+  const file = join(dir, 'profile.json')
+  const profile = (version: string) => JSON.stringify({ ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-version': version } })
+  writeFileSync(file, profile('1.0.0'))
+  const server = await start(t, { PROFILE: file, PROFILE_WATCH: 'true' })
+  const versionBecomes = (expected: string) =>
+    until(`service-version ${expected}`, async () => JSON.parse((await send(server.port, '/api/status/')).body)['service-version'] === expected)
+  writeFileSync(file, profile('2.0.0'))
+  await versionBecomes('2.0.0')
+  // As deploy tools do: write a new file beside it, then rename it over the old one.
+  writeFileSync(join(dir, 'next.json'), profile('3.0.0'))
+  renameSync(join(dir, 'next.json'), file)
+  await versionBecomes('3.0.0')
+  writeFileSync(join(dir, 'unrelated.json'), '{}')
+  writeFileSync(file, '[')
+  await logged(server, `"msg":"Bad profile ${file}: is not valid JSON`)
+  await versionBecomes('3.0.0')
+  t.pass('each change served, a broken one refused')
+})
+
+t.test('PROFILE_WATCH=true: a ConfigMap updated as the kubelet does it is served within a second, twice; a broken one is refused', async (t) => {
+  // The kubelet's layout: profile.json -> ..data/profile.json, ..data -> ..<timestamp>/.
+  const dir = t.testdir()
+  const version = (v: string) => JSON.stringify({ ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-version': v } })
+  let generation = 0
+  const update = (content: string) => {
+    const previous = generation === 0 ? undefined : `..2026_11_23_00_00_0${generation}`
+    const next = `..2026_11_23_00_00_0${++generation}`
+    mkdirSync(join(dir, next))
+    writeFileSync(join(dir, next, 'profile.json'), content)
+    symlinkSync(next, join(dir, '..data_tmp'))
+    renameSync(join(dir, '..data_tmp'), join(dir, '..data'))
+    if (previous !== undefined) rmSync(join(dir, previous), { recursive: true })
+  }
+  update(version('1.0.0'))
+  symlinkSync('..data/profile.json', join(dir, 'profile.json'))
+  const server = await start(t, { PROFILE: join(dir, 'profile.json'), PROFILE_WATCH: 'true' })
+  const served = async () => JSON.parse((await send(server.port, '/api/status/')).body)['service-version']
+  t.equal(await served(), '1.0.0')
+  for (const v of ['2.0.0', '3.0.0']) {
+    update(version(v))
+    await until(`service-version ${v} within a second`, async () => await served() === v, 1000)
+  }
+  update('{"status":')
+  await logged(server, `"msg":"Bad profile ${join(dir, 'profile.json')}: is not valid JSON`)
+  t.equal(await served(), '3.0.0', 'the broken one is refused, the one in use stays')
+  writeFileSync(join(dir, 'unrelated.txt'), 'x')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal(server.output().split('profile reloaded').length - 1, 2, 'another file in the folder reloads nothing')
+})
+
+t.test('PROFILE_WATCH=true: a profile that is a symlink to a file elsewhere is followed', async (t) => {
+  const dir = t.testdir()
+  const version = (v: string) => JSON.stringify({ ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-version': v } })
+  mkdirSync(join(dir, 'elsewhere'))
+  writeFileSync(join(dir, 'elsewhere', 'real.json'), version('1.0.0'))
+  mkdirSync(join(dir, 'config'))
+  symlinkSync(join(dir, 'elsewhere', 'real.json'), join(dir, 'config', 'profile.json'))
+  const server = await start(t, { PROFILE: join(dir, 'config', 'profile.json'), PROFILE_WATCH: 'true' })
+  const served = async () => JSON.parse((await send(server.port, '/api/status/')).body)['service-version']
+  writeFileSync(join(dir, 'elsewhere', 'real.json'), version('2.0.0'))
+  await until('the target edited in place', async () => await served() === '2.0.0', 1000)
+  writeFileSync(join(dir, 'elsewhere', 'other.json'), version('3.0.0'))
+  rmSync(join(dir, 'config', 'profile.json'))
+  symlinkSync(join(dir, 'elsewhere', 'other.json'), join(dir, 'config', 'profile.json'))
+  await until('the symlink pointed elsewhere', async () => await served() === '3.0.0', 1000)
+  rmSync(join(dir, 'elsewhere', 'other.json'))
+  await logged(server, `"msg":"Bad profile ${join(dir, 'config', 'profile.json')}: cannot be read`)
+  t.equal(await served(), '3.0.0', 'a dangling symlink: the profile in use stays')
+  writeFileSync(join(dir, 'elsewhere', 'other.json'), version('4.0.0'))
+  await until('the target back', async () => await served() === '4.0.0', 1000)
 })

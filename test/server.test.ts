@@ -1,13 +1,12 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { Agent, createServer } from 'node:http'
+import { createServer } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { DEFAULT_PROFILE } from './helper.ts'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { fetch, raw } from './http.ts'
-import { logged, run, start, TYPESCRIPT, workerPids } from './service.ts'
+import { childEnv, run, start, TYPESCRIPT } from './service.ts'
 import { until } from './wait.ts'
 
 const get = (port: number, path: string) => fetch(port, path)
@@ -98,7 +97,7 @@ t.test('bad configuration or a bad profile stops start-up with a message and a n
 
 t.test('a Node older than 22.12 is refused at once with one line, by the service and by the test command', async (t) => {
   const older = `--import=${new URL('./fixtures/node-22.11.mjs', import.meta.url).pathname}`
-  const { code, output } = await run({ NODE_OPTIONS: [process.env.NODE_OPTIONS, older].filter(Boolean).join(' ') }).exited
+  const { code, output } = await run({ NODE_OPTIONS: older }).exited
   t.equal(code, 1)
   t.equal(output, 'inventory-status-api needs Node.js 22.12 or later; this is Node.js 22.11.0\n')
   const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
@@ -137,7 +136,7 @@ t.test('PROFILE serves another profile', async (t) => {
 t.test('the container healthcheck passes against a running service, whatever ALLOWED_HOSTS says', async (t) => {
   const healthcheck = (env: NodeJS.ProcessEnv) => {
     const child = spawn(process.execPath, [...TYPESCRIPT, new URL('../lib/process/healthcheck.ts', import.meta.url).pathname], {
-      env: { ...process.env, ...env },
+      env: childEnv(env),
       stdio: 'inherit',
     })
     return once(child, 'exit').then(([code]) => code)
@@ -154,195 +153,4 @@ t.test('the container healthcheck passes against a running service, whatever ALL
   t.teardown(() => unwell.close())
   t.equal(await healthcheck({ PORT: String((unwell.address() as AddressInfo).port) }), 1, 'a 503 is unhealthy')
   t.equal(await healthcheck({ PORT: '1' }), 1, 'nothing listening')
-})
-
-t.test('WORKERS=2: two processes share the port, a dead one is replaced, SIGTERM drains all', async (t) => {
-  const server = await start(t, { WORKERS: '2' })
-  const [first, second] = await workerPids(server, 2)
-  t.not(first, server.child.pid)
-  process.kill(first!, 'SIGKILL')
-  const [, , replacement] = await workerPids(server, 3)
-  t.ok(replacement !== undefined && ![first, second].includes(replacement), 'a new worker')
-  t.match(server.output(), `"worker":${first},"code":null,"signal":"SIGKILL","msg":"a worker died; starting another"`)
-  for (let i = 0; i < 20; i++) t.equal((await get(server.port, '/api/status/')).status, 200)
-
-  server.child.kill('SIGTERM')
-  const { code, output } = await server.exited
-  t.equal(code, 0)
-  t.match(output, '"msg":"SIGTERM: closing all workers"')
-  for (const pid of [second!, replacement!]) t.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `worker ${pid} is gone`)
-})
-
-t.test('WORKERS=2: a port already taken stops the service before any worker starts, exit 1', async (t) => {
-  const { port } = await start(t)
-  const { code, output } = await run({ WORKERS: '2', PORT: String(port) }).exited
-  t.equal(code, 1)
-  t.match(output, '"level":60,')
-  t.match(output, `"msg":"listen EADDRINUSE: address already in use 127.0.0.1:${port}"`)
-  t.notMatch(output, 'starting workers')
-})
-
-t.test('WORKERS=2: a worker that does not stop on SIGTERM is killed after its shutdown budget, exit 1', async (t) => {
-  // A budget of 0 + 1 s (the last-answer grace) + 1 ms; the primary waits 5 s more.
-  const server = await start(t, { WORKERS: '2', DRAIN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '1' })
-  const pids = await workerPids(server, 2)
-  // A stopped process cannot run its own shutdown timer: only the primary's can end it.
-  process.kill(pids[0]!, 'SIGSTOP')
-  server.child.kill('SIGTERM')
-  const { code, output } = await server.exited
-  t.equal(code, 1)
-  t.match(output, '"msg":"workers did not finish in time; killing them"')
-  // SIGKILL is asynchronous: give the system a moment to reap the worker.
-  await until('the stopped worker to be gone', () => {
-    try { process.kill(pids[0]!, 0) } catch { return true }
-    return false
-  })
-})
-
-t.test('SIGHUP re-reads the tokens file in every worker; a bad file keeps the tokens in use', async (t) => {
-  const file = join(t.testdir(), 'tokens')
-  writeFileSync(file, 'first-token\n')
-  const server = await start(t, { WORKERS: '2', LOGIN_REQUIRED: 'true', API_TOKENS_FILE: file, ACCESS_LOG: 'true' })
-  const reloads = (pattern: string) => server.output().split(pattern).length - 1
-  const status = async (token: string) => (await fetch(server.port, '/api/status/', { headers: { authorization: `Token ${token}` } })).status
-  const statuses = async (token: string) => new Set(await Promise.all(Array.from({ length: 8 }, () => status(token))))
-  const sighup = async (pattern: string) => {
-    const before = reloads(pattern)
-    server.child.kill('SIGHUP')
-    await logged(server, pattern, before + 2)
-  }
-  // Both workers must be listening before either is asked.
-  await workerPids(server, 2)
-  t.same(await statuses('first-token'), new Set([200]))
-
-  writeFileSync(file, '["second-token"]')
-  await sighup('"apiTokens":1,"msg":"API tokens reloaded"')
-  t.same(await statuses('first-token'), new Set([403]), 'the old token is refused by every worker')
-  t.same(await statuses('second-token'), new Set([200]))
-
-  writeFileSync(file, '# nothing\n')
-  await sighup(`"msg":"Bad tokens file ${file}: holds no token; the tokens in use stay"`)
-  t.same(await statuses('second-token'), new Set([200]), 'a bad file changes nothing')
-  t.notMatch(server.output(), /first-token|second-token/, 'tokens never appear in the logs, access log included')
-})
-
-t.test('SIGHUP reloads the profile; a bad profile is logged and the one being served stays', async (t) => {
-  const file = join(t.testdir(), 'profile.json')
-  const profile = (version: string) => JSON.stringify({ ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-version': version } })
-  writeFileSync(file, profile('1.0.0'))
-  const server = await start(t, { PROFILE: file })
-  const version = async () => JSON.parse((await get(server.port, '/api/status/')).body)['service-version']
-  t.equal(await version(), '1.0.0')
-  writeFileSync(file, profile('2.0.0'))
-  server.child.kill('SIGHUP')
-  await logged(server, '"generation":2,"objectTypes":163')
-  t.equal(await version(), '2.0.0')
-  writeFileSync(file, '{"status":{}}')
-  // Requests keep coming while the bad profile is read and refused.
-  const during = Promise.all(Array.from({ length: 200 }, () => version()))
-  server.child.kill('SIGHUP')
-  await logged(server, `"msg":"Bad profile ${file}: /objectTypes: Expected required property; still serving generation 2"`)
-  t.same(new Set(await during), new Set(['2.0.0']), 'every answer meanwhile from the profile in use')
-  t.equal(await version(), '2.0.0', 'the bad profile is not served')
-  t.match(server.output(), '"msg":"SIGHUP: reloading"')
-})
-
-t.test('PROFILE_WATCH=true: a changed or replaced profile file is reloaded', async (t) => {
-  const dir = t.testdir()
-  const file = join(dir, 'profile.json')
-  const profile = (version: string) => JSON.stringify({ ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-version': version } })
-  writeFileSync(file, profile('1.0.0'))
-  const server = await start(t, { PROFILE: file, PROFILE_WATCH: 'true' })
-  const versionBecomes = (expected: string) =>
-    until(`service-version ${expected}`, async () => JSON.parse((await get(server.port, '/api/status/')).body)['service-version'] === expected)
-  writeFileSync(file, profile('2.0.0'))
-  await versionBecomes('2.0.0')
-  // As deploy tools do: write a new file beside it, then rename it over the old one.
-  writeFileSync(join(dir, 'next.json'), profile('3.0.0'))
-  renameSync(join(dir, 'next.json'), file)
-  await versionBecomes('3.0.0')
-  writeFileSync(join(dir, 'unrelated.json'), '{}')
-  writeFileSync(file, '[')
-  await logged(server, `"msg":"Bad profile ${file}: is not valid JSON`)
-  await versionBecomes('3.0.0')
-  t.pass('each change served, a broken one refused')
-})
-
-t.test('PROFILE_WATCH=true: a ConfigMap updated as the kubelet does it is served within a second, twice; a broken one is refused', async (t) => {
-  // The kubelet's layout: profile.json -> ..data/profile.json, ..data -> ..<timestamp>/.
-  const dir = t.testdir()
-  const version = (v: string) => JSON.stringify({ ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-version': v } })
-  let generation = 0
-  const update = (content: string) => {
-    const previous = generation === 0 ? undefined : `..2026_11_23_00_00_0${generation}`
-    const next = `..2026_11_23_00_00_0${++generation}`
-    mkdirSync(join(dir, next))
-    writeFileSync(join(dir, next, 'profile.json'), content)
-    symlinkSync(next, join(dir, '..data_tmp'))
-    renameSync(join(dir, '..data_tmp'), join(dir, '..data'))
-    if (previous !== undefined) rmSync(join(dir, previous), { recursive: true })
-  }
-  update(version('1.0.0'))
-  symlinkSync('..data/profile.json', join(dir, 'profile.json'))
-  const server = await start(t, { PROFILE: join(dir, 'profile.json'), PROFILE_WATCH: 'true' })
-  const served = async () => JSON.parse((await get(server.port, '/api/status/')).body)['service-version']
-  t.equal(await served(), '1.0.0')
-  for (const v of ['2.0.0', '3.0.0']) {
-    update(version(v))
-    await until(`service-version ${v} within a second`, async () => await served() === v, 1000)
-  }
-  update('{"status":')
-  await logged(server, `"msg":"Bad profile ${join(dir, 'profile.json')}: is not valid JSON`)
-  t.equal(await served(), '3.0.0', 'the broken one is refused, the one in use stays')
-  writeFileSync(join(dir, 'unrelated.txt'), 'x')
-  await new Promise((resolve) => setTimeout(resolve, 300))
-  t.equal(server.output().split('profile reloaded').length - 1, 2, 'another file in the folder reloads nothing')
-})
-
-t.test('PROFILE_WATCH=true: a profile that is a symlink to a file elsewhere is followed', async (t) => {
-  const dir = t.testdir()
-  const version = (v: string) => JSON.stringify({ ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-version': v } })
-  mkdirSync(join(dir, 'elsewhere'))
-  writeFileSync(join(dir, 'elsewhere', 'real.json'), version('1.0.0'))
-  mkdirSync(join(dir, 'config'))
-  symlinkSync(join(dir, 'elsewhere', 'real.json'), join(dir, 'config', 'profile.json'))
-  const server = await start(t, { PROFILE: join(dir, 'config', 'profile.json'), PROFILE_WATCH: 'true' })
-  const served = async () => JSON.parse((await get(server.port, '/api/status/')).body)['service-version']
-  writeFileSync(join(dir, 'elsewhere', 'real.json'), version('2.0.0'))
-  await until('the target edited in place', async () => await served() === '2.0.0', 1000)
-  writeFileSync(join(dir, 'elsewhere', 'other.json'), version('3.0.0'))
-  rmSync(join(dir, 'config', 'profile.json'))
-  symlinkSync(join(dir, 'elsewhere', 'other.json'), join(dir, 'config', 'profile.json'))
-  await until('the symlink pointed elsewhere', async () => await served() === '3.0.0', 1000)
-  rmSync(join(dir, 'elsewhere', 'other.json'))
-  await logged(server, `"msg":"Bad profile ${join(dir, 'config', 'profile.json')}: cannot be read`)
-  t.equal(await served(), '3.0.0', 'a dangling symlink: the profile in use stays')
-  writeFileSync(join(dir, 'elsewhere', 'other.json'), version('4.0.0'))
-  await until('the target back', async () => await served() === '4.0.0', 1000)
-})
-
-t.test('WORKERS=2 METRICS=true: every scrape counts the answers of every worker', async (t) => {
-  const server = await start(t, { WORKERS: '2', METRICS: 'true' })
-  await workerPids(server, 2)
-  // A new connection for each request: node:cluster hands connections to the workers in turn.
-  const agent = new Agent({ keepAlive: false })
-  for (let i = 0; i < 100; i++) await fetch(server.port, '/api/status/', { agent })
-  const counts: string[] = []
-  for (let i = 0; i < 6; i++) {
-    const text = (await fetch(server.port, '/metrics', { agent })).body
-    counts.push(/^http_requests_total\{route="\/api\/status\/",method="GET",status="200"\} (\d+)$/m.exec(text)?.[1] ?? 'none')
-    t.match(text, /^inventory_profile_generation 1$/m, 'a gauge the workers share is not added up')
-  }
-  t.same(counts, Array(6).fill('100'), 'each of 6 scrapes reports all 100 answers, whichever worker it reached')
-})
-
-t.test('WORKERS=2: Ctrl-C in a terminal (SIGINT to the whole process group) stops the service once, exit 0', async (t) => {
-  const server = await start(t, { WORKERS: '2' }, { group: true })
-  await workerPids(server, 2)
-  process.kill(-server.child.pid!, 'SIGINT')
-  const { code, output } = await server.exited
-  t.equal(code, 0)
-  t.equal(output.split('closing all workers"').length - 1, 1, 'the primary stops once; the workers\' copies of the signal change nothing')
-  t.equal(output.split('"msg":"draining"').length - 1, 2, 'each worker drains once')
-  t.match(output, '"msg":"SIGINT: closing all workers')
 })

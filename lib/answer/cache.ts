@@ -2,7 +2,7 @@ import { byteLength, type Representation } from './answer.ts'
 
 /**
  * What an entry costs beyond its key and body: the Map slot, the entry, the representation,
- * its two header lists, the tag and the Buffer object, measured at about 1 KB with Node 20.
+ * its two header lists, the tag and the Buffer object: about 1 KB.
  * Without it, a cache of small answers (an empty page, one item) would hold ten times the
  * memory it counts.
  */
@@ -19,8 +19,7 @@ const DOORKEEPER_BITS = 16
  * When the cache is full, the share of newcomers (keys the doorkeeper saw before) it keeps.
  * A stream of new queries each sent a few times over (as by load generators whose threads
  * each count from 1) gets past the doorkeeper: this turns the cache over 64 times more
- * slowly. One in 16 still turned a full 16 MiB over every 2 s under such a load, pages that
- * die in V8's old generation; on Node 26 that took RSS to 170-200 MiB in some runs (docs/performance.md).
+ * slowly; one in 16 still let such a load take RSS to 170-200 MiB (docs/performance.md).
  */
 const KEPT_WHEN_FULL = 1 / 64
 

@@ -2,9 +2,8 @@ import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
 import type { TSchema } from '@sinclair/typebox'
-import { Errors } from '@sinclair/typebox/errors'
-import { Default } from '@sinclair/typebox/value'
-import { Environment } from '../schemas/config.ts'
+import { Value } from '@sinclair/typebox/value'
+import { Environment, setting, type Words } from '../schemas/config.ts'
 import type { Level } from 'pino'
 import { DEFAULT_PROFILE_FILE } from './inventory/profile.ts'
 
@@ -38,69 +37,95 @@ export interface Config {
   metrics: boolean
   /** Bytes of rendered answers the response cache may hold. */
   cacheBytes: number
+  /** What the service changed from what it was given, and why: warned of at start-up. */
+  adjusted: string[]
 }
 
 export class ConfigError extends Error {
-  constructor (name: string, value: string, problem: string) {
-    super(`Bad configuration ${name}=${JSON.stringify(value)}: ${problem}`)
+  /** A start-up stopped by its configuration exits as one stopped by a wrong command line. */
+  readonly exitCode = 2
+
+  constructor (message: string) {
+    super(message)
     this.name = 'ConfigError'
+  }
+
+  /** `PORT must be a whole number from 0 to 65535; got "abc"`, and what is wrong with it, if more is known. */
+  static invalid (name: keyof Environment, value: string, detail?: string): ConfigError {
+    return new ConfigError(`${name} must be ${setting(name).accepts}; got ${JSON.stringify(value)}${detail === undefined ? '' : ` (${detail})`}`)
   }
 }
 
-/** Reads and validates the configuration; throws a ConfigError naming the variable and the problem. */
-export function loadConfig (env: NodeJS.ProcessEnv): Config {
-  const names = Object.keys(Environment.properties) as Array<keyof Environment>
-  const given = Object.fromEntries(names.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]))
-  const raw = Default(Environment, given) as Environment
-  const first = Errors(Environment, raw).First()
-  if (first !== undefined) {
-    const name = first.path.slice(1) as keyof Environment
-    const schema = Environment.properties[name] as TSchema
-    // A choice of words (true/false, log levels): name them rather than TypeBox's "Expected union value".
-    const choices = (schema.anyOf as TSchema[] | undefined)?.map((choice) => String(choice.const))
-    const problem = choices === undefined ? first.message : `expected ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`
-    throw new ConfigError(name, String(raw[name]), `${problem} (${schema.description})`)
-  }
+const NAMES = Object.keys(Environment.properties) as Array<keyof Environment>
 
-  const port = Number(raw.PORT)
-  if (port > 65535) throw new ConfigError('PORT', raw.PORT, 'a TCP port is at most 65535')
-  const paginateCount = positive('PAGINATE_COUNT', raw.PAGINATE_COUNT)
-  const hosts = allowedHosts(raw.ALLOWED_HOSTS)
-  // Tokens that protect nothing would give a false sense of safety.
-  if (raw.API_TOKENS_FILE !== undefined && raw.LOGIN_REQUIRED !== 'true') {
-    throw new ConfigError('API_TOKENS_FILE', raw.API_TOKENS_FILE, 'tokens are only checked with LOGIN_REQUIRED=true; set it, or unset this')
+/** Whether a value is one its variable accepts: its schema, and the range of a whole number. */
+function accepted (schema: TSchema & Words, value: string): boolean {
+  if (!Value.Check(schema, value)) return false
+  if (schema.range === undefined || !/^[0-9]+$/.test(value)) return true
+  const number = Number(value)
+  return number >= schema.range[0] && number <= schema.range[1]
+}
+
+/**
+ * Reads and validates the configuration; throws a ConfigError that names the variable, the value and
+ * what is accepted. `adjusted` lists what the service changed from what it was given, and why.
+ */
+export function loadConfig (env: NodeJS.ProcessEnv): Config {
+  const raw: Partial<Record<keyof Environment, string>> = {}
+  for (const name of NAMES) {
+    const schema = setting(name)
+    const value = env[name] ?? schema.default as string | undefined
+    if (value === undefined) continue
+    if (!accepted(schema, value)) throw ConfigError.invalid(name, name === 'REDIS_URL' ? withoutPassword(value) : value)
+    raw[name] = value
   }
-  const headersTimeoutMs = duration('HEADERS_TIMEOUT_MS', raw.HEADERS_TIMEOUT_MS)
-  const requestTimeoutMs = duration('REQUEST_TIMEOUT_MS', raw.REQUEST_TIMEOUT_MS)
+  const given = raw as Environment
+  const hosts = allowedHosts(given.ALLOWED_HOSTS)
+  // Tokens that protect nothing would give a false sense of safety.
+  if (given.API_TOKENS_FILE !== undefined && given.LOGIN_REQUIRED !== 'true') {
+    throw new ConfigError(`API_TOKENS_FILE is read only with LOGIN_REQUIRED=true; set LOGIN_REQUIRED=true, or unset API_TOKENS_FILE (got ${JSON.stringify(given.API_TOKENS_FILE)})`)
+  }
+  if (given.LOGIN_REQUIRED === 'true' && given.API_TOKENS_FILE === undefined) {
+    throw new ConfigError('LOGIN_REQUIRED=true needs API_TOKENS_FILE, the path of the file of the tokens to accept')
+  }
+  const headersTimeoutMs = Number(given.HEADERS_TIMEOUT_MS)
+  const requestTimeoutMs = Number(given.REQUEST_TIMEOUT_MS)
   // Node refuses a headers timeout longer than the request timeout it is part of.
   if (requestTimeoutMs < headersTimeoutMs) {
-    throw new ConfigError('REQUEST_TIMEOUT_MS', raw.REQUEST_TIMEOUT_MS, `expected at least HEADERS_TIMEOUT_MS (${headersTimeoutMs})`)
+    throw new ConfigError(`REQUEST_TIMEOUT_MS must be at least HEADERS_TIMEOUT_MS (${headersTimeoutMs}); got ${JSON.stringify(given.REQUEST_TIMEOUT_MS)}`)
+  }
+  const paginateCount = Number(given.PAGINATE_COUNT)
+  const maxPageSize = Number(given.MAX_PAGE_SIZE)
+  const adjusted: string[] = []
+  // As in the reference, the maximum never undercuts the default page size.
+  if (maxPageSize < paginateCount) {
+    adjusted.push(`MAX_PAGE_SIZE=${maxPageSize} is below PAGINATE_COUNT=${paginateCount}: pages of up to ${paginateCount} items are served, as the reference does`)
   }
   return {
-    port,
-    host: raw.HOST,
-    profile: raw.PROFILE ?? DEFAULT_PROFILE_FILE,
-    profileWatch: raw.PROFILE_WATCH === 'true',
-    ...(raw.PUBLIC_URL !== undefined && { publicUrl: publicUrl(raw.PUBLIC_URL) }),
-    ...(raw.TRUST_PROXY !== undefined && { trustProxy: trustProxy(raw.TRUST_PROXY) }),
+    port: Number(given.PORT),
+    host: given.HOST,
+    profile: given.PROFILE ?? DEFAULT_PROFILE_FILE,
+    profileWatch: given.PROFILE_WATCH === 'true',
+    ...(given.PUBLIC_URL !== undefined && { publicUrl: publicUrl(given.PUBLIC_URL) }),
+    ...(given.TRUST_PROXY !== undefined && { trustProxy: trustProxy(given.TRUST_PROXY) }),
     ...(hosts !== undefined && { allowedHosts: hosts }),
     paginateCount,
-    // As in the reference, the maximum never undercuts the default page size.
-    maxPageSize: Math.max(positive('MAX_PAGE_SIZE', raw.MAX_PAGE_SIZE), paginateCount),
-    workers: raw.WORKERS === 'auto' ? availableParallelism() : positive('WORKERS', raw.WORKERS),
-    keepAliveTimeoutMs: duration('KEEP_ALIVE_TIMEOUT_MS', raw.KEEP_ALIVE_TIMEOUT_MS),
+    maxPageSize: Math.max(maxPageSize, paginateCount),
+    workers: given.WORKERS === 'auto' ? availableParallelism() : Number(given.WORKERS),
+    keepAliveTimeoutMs: Number(given.KEEP_ALIVE_TIMEOUT_MS),
     headersTimeoutMs,
     requestTimeoutMs,
-    maxHeaderSize: positive('MAX_HEADER_SIZE', raw.MAX_HEADER_SIZE),
-    drainDelayMs: duration('DRAIN_DELAY_MS', raw.DRAIN_DELAY_MS, 0),
-    shutdownTimeoutMs: duration('SHUTDOWN_TIMEOUT_MS', raw.SHUTDOWN_TIMEOUT_MS),
-    ...(raw.LOGIN_REQUIRED === 'true' && { apiTokensFile: apiTokensFile(raw.API_TOKENS_FILE) }),
-    ...(raw.REDIS_URL !== undefined && { redisUrl: redisUrl(raw.REDIS_URL) }),
-    rqPollIntervalMs: duration('RQ_POLL_INTERVAL_MS', raw.RQ_POLL_INTERVAL_MS),
-    logLevel: raw.LOG_LEVEL as Config['logLevel'],
-    accessLog: raw.ACCESS_LOG === 'true',
-    metrics: raw.METRICS === 'true',
-    cacheBytes: raw.CACHE_MAX_MB === undefined ? defaultCacheBytes() : positive('CACHE_MAX_MB', raw.CACHE_MAX_MB) * MiB,
+    maxHeaderSize: Number(given.MAX_HEADER_SIZE),
+    drainDelayMs: Number(given.DRAIN_DELAY_MS),
+    shutdownTimeoutMs: Number(given.SHUTDOWN_TIMEOUT_MS),
+    ...(given.API_TOKENS_FILE !== undefined && { apiTokensFile: given.API_TOKENS_FILE }),
+    ...(given.REDIS_URL !== undefined && { redisUrl: redisUrl(given.REDIS_URL) }),
+    rqPollIntervalMs: Number(given.RQ_POLL_INTERVAL_MS),
+    logLevel: given.LOG_LEVEL,
+    accessLog: given.ACCESS_LOG === 'true',
+    metrics: given.METRICS === 'true',
+    cacheBytes: given.CACHE_MAX_MB === undefined ? defaultCacheBytes() : Number(given.CACHE_MAX_MB) * MiB,
+    adjusted,
   }
 }
 
@@ -117,54 +142,30 @@ function defaultCacheBytes (): number {
   return Math.min(16 * MiB, Math.floor(getHeapStatistics().heap_size_limit / 8))
 }
 
-function positive (name: string, value: string): number {
-  const number = Number(value)
-  if (number < 1 || !Number.isSafeInteger(number)) throw new ConfigError(name, value, 'expected a whole number from 1 up')
-  return number
-}
-
 /**
  * A listen error that says the HOST is unusable (not an address of this machine, or a name that
  * does not resolve), as the configuration error it is; undefined for any other error.
  */
 export function hostProblem (error: NodeJS.ErrnoException, host: string): ConfigError | undefined {
   if (!['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL', 'EAI_NONAME'].includes(String(error.code))) return undefined
-  return new ConfigError('HOST', host, `cannot listen there (${error.message})`)
-}
-
-/** Node's timers take at most 2^31 - 1 ms (about 24 days); a longer one would fire at once. */
-const LONGEST_TIMER_MS = 2 ** 31 - 1
-
-function duration (name: string, value: string, min = 1): number {
-  const ms = Number(value)
-  if (ms < min || ms > LONGEST_TIMER_MS) throw new ConfigError(name, value, `expected ${min} to ${LONGEST_TIMER_MS} ms`)
-  return ms
-}
-
-function apiTokensFile (value: string | undefined): string {
-  if (value === undefined) throw new ConfigError('LOGIN_REQUIRED', 'true', 'needs API_TOKENS_FILE, the file of the tokens to accept')
-  return value
+  return ConfigError.invalid('HOST', host, error.message)
 }
 
 function redisUrl (value: string): string {
-  if (!/^rediss?:\/\/[^/]/.test(value) || !URL.canParse(value)) {
-    // The message is logged: never with the password.
-    const shown = value.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
-    throw new ConfigError('REDIS_URL', shown, 'expected redis://[user:password@]host[:port][/db] or rediss://…')
-  }
+  if (!/^rediss?:\/\/[^/]/.test(value) || !URL.canParse(value)) throw ConfigError.invalid('REDIS_URL', withoutPassword(value))
   return value
 }
 
+/** Configuration errors are logged: never with a password. */
+function withoutPassword (url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
+}
+
 function publicUrl (value: string): string {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new ConfigError('PUBLIC_URL', value, 'not an absolute URL')
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('PUBLIC_URL', value, 'expected an http or https URL')
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
-    throw new ConfigError('PUBLIC_URL', value, 'expected scheme, host and an optional path only (no credentials, query or fragment)')
+  const url = URL.parse(value)
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw ConfigError.invalid('PUBLIC_URL', value)
   }
   return url.origin + url.pathname.replace(/\/+$/, '')
 }
@@ -181,10 +182,10 @@ function trustProxy (value: string): string[] {
     const maxBits = family === 6 ? 128 : 32
     const validBits = bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= maxBits)
     if (family === 0 || !validBits || rest.length > 0) {
-      throw new ConfigError('TRUST_PROXY', value, `"${entry}" is not an IP address or CIDR range`)
+      throw ConfigError.invalid('TRUST_PROXY', value, `${JSON.stringify(entry)} is neither`)
     }
   }
-  if (entries.length === 0) throw new ConfigError('TRUST_PROXY', value, 'expected at least one address or CIDR range')
+  if (entries.length === 0) throw ConfigError.invalid('TRUST_PROXY', value, 'none is given')
   return entries
 }
 
@@ -193,10 +194,10 @@ const HOST_PATTERN = /^(\.?[a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])$/
 
 function allowedHosts (value: string): string[] | undefined {
   const entries = list(value).map((entry) => entry.toLowerCase())
-  if (entries.length === 0) throw new ConfigError('ALLOWED_HOSTS', value, 'expected at least one host name or *')
+  if (entries.length === 0) throw ConfigError.invalid('ALLOWED_HOSTS', value, 'none is given')
   for (const entry of entries) {
     if (entry !== '*' && !HOST_PATTERN.test(entry)) {
-      throw new ConfigError('ALLOWED_HOSTS', value, `"${entry}" is not a host name, .domain, [IPv6] or *`)
+      throw ConfigError.invalid('ALLOWED_HOSTS', value, `${JSON.stringify(entry)} is none of these`)
     }
   }
   return entries.includes('*') ? undefined : entries

@@ -1,15 +1,20 @@
 import { Type, type Static } from '@sinclair/typebox'
 
-const Version = Type.String({ minLength: 1, description: 'version text' })
-const Versions = Type.Record(Type.String({ minLength: 1 }), Version)
+// `accepts`: what a value must be, in words, for the messages that refuse a profile.
+const Version = Type.String({ minLength: 1, description: 'version text', accepts: 'a version: a non-empty string' })
+const Versions = Type.Record(Type.String({ minLength: 1 }), Version, { accepts: 'an object of names and their versions' })
 
 /** One object type as a profile declares it; the service adds its `url`. */
 export const ProfileObjectType = Type.Object({
-  id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
-  app_label: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'application machine name' }),
-  model: Type.String({ pattern: '^[a-z0-9]+$', description: 'model machine name: lowercase, no separators' }),
-  display: Type.String({ minLength: 1 }),
-}, { additionalProperties: false })
+  id: Type.Integer({ minimum: 1, maximum: 2147483647, accepts: 'a whole number from 1 to 2147483647' }),
+  app_label: Type.String({
+    pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+    description: 'application machine name',
+    accepts: 'letters, digits and _, not starting with a digit',
+  }),
+  model: Type.String({ pattern: '^[a-z0-9]+$', description: 'model machine name', accepts: 'lowercase letters and digits only' }),
+  display: Type.String({ minLength: 1, accepts: 'a non-empty string' }),
+}, { additionalProperties: false, accepts: 'an object type: an object of id, app_label, model and display' })
 
 /**
  * An inventory profile: the shape of data/default-inventory.json.
@@ -21,12 +26,12 @@ export const Profile = Type.Object({
     'framework-version': Version,
     'installed-apps': Versions,
     plugins: Versions,
-    'rq-workers-running': Type.Integer({ minimum: 0 }),
+    'rq-workers-running': Type.Integer({ minimum: 0, accepts: 'a whole number from 0 up' }),
     'runtime-version': Version,
     'service-version': Version,
-  }, { additionalProperties: false }),
-  objectTypes: Type.Array(ProfileObjectType),
-}, { additionalProperties: false })
+  }, { additionalProperties: false, accepts: 'an object of framework-version, installed-apps, plugins, rq-workers-running, runtime-version and service-version' }),
+  objectTypes: Type.Array(ProfileObjectType, { accepts: 'a list of object types' }),
+}, { additionalProperties: false, accepts: 'an object of status and objectTypes' })
 
 export type Profile = Static<typeof Profile>
 export type ProfileObjectType = Static<typeof ProfileObjectType>

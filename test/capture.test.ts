@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { capture, CaptureError } from '../lib/inventory/capture.ts'
 import { captureCommand } from '../lib/process/capture.ts'
+import { help } from '../lib/process/help.ts'
 import type { ProfileObjectType } from '../schemas/profile.ts'
 import { DEFAULT_PROFILE } from './helper.ts'
 import { exchange, freePort } from './http.ts'
@@ -264,7 +265,7 @@ t.test('what stops a capture: a message that names the problem, exit 1, no file'
   t.test('a capture the service would refuse to serve', async (t) => {
     const { base } = await deployment(t, { page: (page, offset) => offset === 0 ? { ...page, results: [{ ...page.results[0]!, model: 'Site' }, ...page.results.slice(1)] } : page })
     const index = JSON.parse(EXPECTED).objectTypes.findIndex((type: ProfileObjectType) => type.id === TYPES[0]!.id)
-    await failed(t, [base, '--token', TOKEN], `Bad profile captured from ${base}/: /objectTypes/${index}/model: Expected string to match '^[a-z0-9]+$' (found "Site")`)
+    await failed(t, [base, '--token', TOKEN], `Bad profile captured from ${base}/: /objectTypes/${index}/model must be lowercase letters and digits only; got "Site"`)
   })
   t.test('a file that cannot be written', async (t) => {
     const { base } = await deployment(t)
@@ -275,7 +276,7 @@ t.test('what stops a capture: a message that names the problem, exit 1, no file'
   })
 })
 
-t.test('a wrong command line: the problem and the usage, exit 2, nothing asked', async (t) => {
+t.test('a wrong command line: the problem and the usage, exit 2, nothing asked; help, exit 0', async (t) => {
   const { base, requests } = await deployment(t)
   const usage = 'usage: capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] (the token may come from INVENTORY_TOKEN instead)\n'
   // The command itself, in this process: its exit code, and what it writes to stderr (stdout,
@@ -293,8 +294,8 @@ t.test('a wrong command line: the problem and the usage, exit 2, nothing asked',
     [['inventory.test'], '"inventory.test" is not a URL'],
     [['ftp://inventory.test/'], 'ftp://inventory.test/ is not an http or https URL'],
     [[`${base}/?limit=5`], `${base}/?limit=5: the base URL has no query or fragment`],
-    [[base, '--timeout', '0'], '--timeout "0": expected seconds, more than 0 and at most 600'],
-    [[base, '--timeout', 'soon'], '--timeout "soon": expected seconds, more than 0 and at most 600'],
+    [[base, '--timeout', '0'], '--timeout must be a number of seconds, more than 0 and at most 600; got "0"'],
+    [[base, '--timeout', 'soon'], '--timeout must be a number of seconds, more than 0 and at most 600; got "soon"'],
   ]
   for (const [args, problem] of cases) {
     t.same(await captureIn(args), { code: 2, stderr: `${problem}\n${usage}` }, problem)
@@ -305,7 +306,13 @@ t.test('a wrong command line: the problem and the usage, exit 2, nothing asked',
   t.same(await command(['capture']), { code: 2, stdout: '', stderr: `expected one base URL, got 0\n${usage}` })
   t.same(await command(['capture', base], { INVENTORY_TOKEN: '' }), { code: 2, stdout: '', stderr: `the token is empty\n${usage}` })
   t.same(requests, [])
-  t.same(await command(['survey']), { code: 2, stdout: '', stderr: 'unknown command "survey"\nusage: serve | capture <base-url> … | validate <profile-file>\n' })
+  t.same(await command(['survey']), {
+    code: 2,
+    stdout: '',
+    stderr: 'unknown command "survey"\nusage: serve | capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] | validate <profile-file> | help\n',
+  })
+  const helps = await Promise.all(['help', '--help', '-h'].map((asked) => command([asked])))
+  t.same(helps, Array(3).fill({ code: 0, stdout: help(), stderr: '' }), 'help, --help and -h print the help')
   t.same(await command(['serve', '--port', '80']), {
     code: 2,
     stdout: '',
@@ -322,7 +329,7 @@ t.test('validate: the start-up check of a profile, with its message, for CI', as
   })
   const bad = join(dir, 'bad.json')
   await writeFile(bad, JSON.stringify({ ...DEFAULT_PROFILE, objectTypes: [...DEFAULT_PROFILE.objectTypes, DEFAULT_PROFILE.objectTypes[4]] }))
-  const message = `Bad profile ${bad}: /objectTypes/163/id: id 5 is already used by /objectTypes/4`
+  const message = `Bad profile ${bad}: /objectTypes/163/id must be unique; got 5, the id of /objectTypes/4`
   t.same(await command(['validate', bad]), { code: 1, stdout: '', stderr: `${message}\n` })
   const service = run({ PROFILE: bad })
   t.equal((await service.exited).code, 1)

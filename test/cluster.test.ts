@@ -25,13 +25,15 @@ t.test('a signal while the workers stop after a failed start changes nothing: on
   t.notMatch(output, 'did not finish in time', 'no second kill timer fired')
 })
 t.test('WORKERS=2: two processes share the port, a dead one is replaced, SIGTERM drains all', async (t) => {
-  const server = await start(t, { WORKERS: '2' })
+  const server = await start(t, { WORKERS: '2', MAX_PAGE_SIZE: '10', PAGINATE_COUNT: '50' })
   const [first, second] = await workerPids(server, 2)
   t.not(first, server.child.pid)
   process.kill(first!, 'SIGKILL')
   const [, , replacement] = await workerPids(server, 3)
   t.ok(replacement !== undefined && ![first, second].includes(replacement), 'a new worker')
   t.match(server.output(), `"worker":${first},"code":null,"signal":"SIGKILL","msg":"a worker died; starting another"`)
+  t.equal(server.output().split('"level":40,').length - 1, 1, 'one warning, by the primary')
+  t.match(server.output(), '"msg":"MAX_PAGE_SIZE=10 is below PAGINATE_COUNT=50: pages of up to 50 items are served, as the reference does"')
   for (let i = 0; i < 20; i++) t.equal((await fetch(server.port, '/api/status/')).status, 200)
 
   server.child.kill('SIGTERM')
@@ -89,7 +91,7 @@ t.test('SIGHUP re-reads the tokens file in every worker; a bad file keeps the to
   t.same(await statuses('second-token'), new Set([200]))
 
   writeFileSync(file, '# nothing\n')
-  await sighup(`"msg":"Bad tokens file ${file}: holds no token; the tokens in use stay"`)
+  await sighup(`"msg":"Bad tokens file ${file}: holds no token. The tokens in use stay"`)
   t.same(await statuses('second-token'), new Set([200]), 'a bad file changes nothing')
   t.notMatch(server.output(), /first-token|second-token/, 'tokens never appear in the logs, access log included')
 })

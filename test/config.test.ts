@@ -1,6 +1,9 @@
 import t from 'tap'
+import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { loadConfig } from '../lib/config.ts'
+import { help } from '../lib/process/help.ts'
+import { Environment, setting } from '../schemas/config.ts'
 import { DEFAULT_PROFILE_FILE } from '../lib/inventory/profile.ts'
 
 t.test('defaults', async (t) => {
@@ -23,6 +26,7 @@ t.test('defaults', async (t) => {
     accessLog: false,
     metrics: false,
     cacheBytes: 16 * 1024 * 1024,
+    adjusted: [],
   })
 })
 
@@ -74,41 +78,83 @@ t.test('every variable, set', async (t) => {
     accessLog: true,
     metrics: true,
     cacheBytes: 12 * 1024 * 1024,
+    adjusted: ['MAX_PAGE_SIZE=10 is below PAGINATE_COUNT=20: pages of up to 20 items are served, as the reference does'],
   })
   t.equal(loadConfig({ WORKERS: 'auto' }).workers, availableParallelism(), 'auto: one per available CPU')
   t.notOk('allowedHosts' in loadConfig({ ALLOWED_HOSTS: 'a.test,*' }), '* anywhere allows every host')
 })
 
-t.test('a bad value names the variable and the problem', async (t) => {
+t.test('a bad value of each variable: its name, the value and what is accepted, in words', async (t) => {
+  const WHOLE_MS = 'must be a whole number of milliseconds from 1 to 2147483647'
   const cases: Array<[NodeJS.ProcessEnv, string]> = [
-    [{ PORT: '80a' }, 'PORT="80a": Expected string to match \'^[0-9]+$\' (TCP port to listen on, 0-65535)'],
-    [{ PORT: '70000' }, 'PORT="70000": a TCP port is at most 65535'],
-    [{ PAGINATE_COUNT: '0' }, 'PAGINATE_COUNT="0": expected a whole number from 1 up'],
-    [{ MAX_PAGE_SIZE: '-1' }, 'MAX_PAGE_SIZE="-1": Expected string to match \'^[0-9]+$\' (largest page size, at least 1)'],
-    [{ WORKERS: '0' }, 'WORKERS="0": expected a whole number from 1 up'],
-    [{ WORKERS: 'all' }, 'WORKERS="all": Expected string to match \'^([0-9]+|auto)$\' (processes serving the port: a number from 1 up, or auto for one per available CPU)'],
-    [{ KEEP_ALIVE_TIMEOUT_MS: '0' }, 'KEEP_ALIVE_TIMEOUT_MS="0": expected 1 to 2147483647 ms'],
-    [{ SHUTDOWN_TIMEOUT_MS: '2147483648' }, 'SHUTDOWN_TIMEOUT_MS="2147483648": expected 1 to 2147483647 ms'],
-    [{ DRAIN_DELAY_MS: '5s' }, 'DRAIN_DELAY_MS="5s": Expected string to match \'^[0-9]+$\' (after SIGTERM, how long /readyz answers 503 while the API keeps serving, in ms)'],
-    [{ HEADERS_TIMEOUT_MS: '60000' }, 'REQUEST_TIMEOUT_MS="30000": expected at least HEADERS_TIMEOUT_MS (60000)'],
-    [{ MAX_HEADER_SIZE: '0' }, 'MAX_HEADER_SIZE="0": expected a whole number from 1 up'],
-    [{ CACHE_MAX_MB: '0' }, 'CACHE_MAX_MB="0": expected a whole number from 1 up'],
-    [{ CACHE_MAX_MB: '32M' }, 'CACHE_MAX_MB="32M": Expected string to match \'^[0-9]+$\' (MiB of rendered answers to keep per process, at least 1; by default an eighth of the V8 heap limit, at most 16)'],
-    [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL="verbose": expected fatal, error, warn, info, debug, trace or silent (the least severe level logged)'],
-    [{ ACCESS_LOG: 'yes' }, 'ACCESS_LOG="yes": expected true or false (true logs every request)'],
-    [{ METRICS: '1' }, 'METRICS="1": expected true or false (true serves Prometheus metrics at /metrics)'],
-    [{ HOST: '' }, 'HOST="": Expected string length greater or equal to 1 (address to listen on)'],
-    [{ PUBLIC_URL: 'inventory.example.com' }, 'PUBLIC_URL="inventory.example.com": not an absolute URL'],
-    [{ PUBLIC_URL: 'ftp://inventory.example.com' }, 'PUBLIC_URL="ftp://inventory.example.com": expected an http or https URL'],
+    [{ PORT: 'abc' }, 'PORT must be a whole number from 0 to 65535; got "abc"'],
+    [{ PORT: '70000' }, 'PORT must be a whole number from 0 to 65535; got "70000"'],
+    [{ HOST: '' }, 'HOST must be an address or host name of this machine; got ""'],
+    [{ PROFILE: '' }, 'PROFILE must be the path of a profile JSON file; got ""'],
+    [{ PROFILE_WATCH: 'on' }, 'PROFILE_WATCH must be true or false; got "on"'],
+    [{ PUBLIC_URL: 'inventory.example.com' },
+      'PUBLIC_URL must be an absolute http or https URL with an optional path (no credentials, query or fragment); got "inventory.example.com"'],
+    [{ PUBLIC_URL: 'ftp://inventory.example.com' },
+      'PUBLIC_URL must be an absolute http or https URL with an optional path (no credentials, query or fragment); got "ftp://inventory.example.com"'],
     [{ PUBLIC_URL: 'https://inventory.example.com/?a=1' },
-      'PUBLIC_URL="https://inventory.example.com/?a=1": expected scheme, host and an optional path only (no credentials, query or fragment)'],
-    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY="10.0.0.0/33": "10.0.0.0/33" is not an IP address or CIDR range'],
-    [{ TRUST_PROXY: 'proxy.local' }, 'TRUST_PROXY="proxy.local": "proxy.local" is not an IP address or CIDR range'],
-    [{ TRUST_PROXY: ' , ' }, 'TRUST_PROXY=" , ": expected at least one address or CIDR range'],
-    [{ ALLOWED_HOSTS: 'good.test,bad host' }, 'ALLOWED_HOSTS="good.test,bad host": "bad host" is not a host name, .domain, [IPv6] or *'],
-    [{ ALLOWED_HOSTS: ',' }, 'ALLOWED_HOSTS=",": expected at least one host name or *'],
+      'PUBLIC_URL must be an absolute http or https URL with an optional path (no credentials, query or fragment); got "https://inventory.example.com/?a=1"'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY must be a comma-separated list of IP addresses and CIDR ranges; got "10.0.0.0/33" ("10.0.0.0/33" is neither)'],
+    [{ TRUST_PROXY: 'proxy.local' }, 'TRUST_PROXY must be a comma-separated list of IP addresses and CIDR ranges; got "proxy.local" ("proxy.local" is neither)'],
+    [{ TRUST_PROXY: ' , ' }, 'TRUST_PROXY must be a comma-separated list of IP addresses and CIDR ranges; got " , " (none is given)'],
+    [{ ALLOWED_HOSTS: 'good.test,bad host' },
+      'ALLOWED_HOSTS must be a comma-separated list of host names, .domains (a domain and its subdomains), [IPv6] addresses, or *; got "good.test,bad host" ("bad host" is none of these)'],
+    [{ ALLOWED_HOSTS: ',' },
+      'ALLOWED_HOSTS must be a comma-separated list of host names, .domains (a domain and its subdomains), [IPv6] addresses, or *; got "," (none is given)'],
+    [{ PAGINATE_COUNT: '0' }, 'PAGINATE_COUNT must be a whole number from 1 up; got "0"'],
+    [{ PAGINATE_COUNT: 'many' }, 'PAGINATE_COUNT must be a whole number from 1 up; got "many"'],
+    [{ MAX_PAGE_SIZE: '-1' }, 'MAX_PAGE_SIZE must be a whole number from 1 up; got "-1"'],
+    [{ WORKERS: '0' }, 'WORKERS must be a whole number from 1 up, or auto for one per available CPU; got "0"'],
+    [{ WORKERS: 'all' }, 'WORKERS must be a whole number from 1 up, or auto for one per available CPU; got "all"'],
+    [{ KEEP_ALIVE_TIMEOUT_MS: '0' }, `KEEP_ALIVE_TIMEOUT_MS ${WHOLE_MS}; got "0"`],
+    [{ HEADERS_TIMEOUT_MS: '1.5' }, `HEADERS_TIMEOUT_MS ${WHOLE_MS}; got "1.5"`],
+    [{ REQUEST_TIMEOUT_MS: '' }, `REQUEST_TIMEOUT_MS ${WHOLE_MS}; got ""`],
+    [{ HEADERS_TIMEOUT_MS: '60000' }, 'REQUEST_TIMEOUT_MS must be at least HEADERS_TIMEOUT_MS (60000); got "30000"'],
+    [{ MAX_HEADER_SIZE: '0' }, 'MAX_HEADER_SIZE must be a whole number from 1 up; got "0"'],
+    [{ DRAIN_DELAY_MS: '5s' }, 'DRAIN_DELAY_MS must be a whole number of milliseconds from 0 to 2147483647; got "5s"'],
+    [{ SHUTDOWN_TIMEOUT_MS: '2147483648' }, `SHUTDOWN_TIMEOUT_MS ${WHOLE_MS}; got "2147483648"`],
+    [{ LOGIN_REQUIRED: 'yes' }, 'LOGIN_REQUIRED must be true or false; got "yes"'],
+    [{ LOGIN_REQUIRED: 'true' }, 'LOGIN_REQUIRED=true needs API_TOKENS_FILE, the path of the file of the tokens to accept'],
+    [{ API_TOKENS_FILE: '/etc/tokens' }, 'API_TOKENS_FILE is read only with LOGIN_REQUIRED=true; set LOGIN_REQUIRED=true, or unset API_TOKENS_FILE (got "/etc/tokens")'],
+    [{ LOGIN_REQUIRED: 'true', API_TOKENS_FILE: '' }, 'API_TOKENS_FILE must be the path of a file of tokens, one a line or a JSON list; got ""'],
+    [{ REDIS_URL: 'http://user:secret@redis.internal' }, 'REDIS_URL must be redis://[user:password@]host[:port][/db] or rediss://…; got "http://user:***@redis.internal"'],
+    [{ REDIS_URL: '' }, 'REDIS_URL must be redis://[user:password@]host[:port][/db] or rediss://…; got ""'],
+    [{ RQ_POLL_INTERVAL_MS: '0' }, `RQ_POLL_INTERVAL_MS ${WHOLE_MS}; got "0"`],
+    [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace or silent; got "verbose"'],
+    [{ ACCESS_LOG: 'yes' }, 'ACCESS_LOG must be true or false; got "yes"'],
+    [{ METRICS: '1' }, 'METRICS must be true or false; got "1"'],
+    [{ CACHE_MAX_MB: '0' }, 'CACHE_MAX_MB must be a whole number from 1 up; got "0"'],
+    [{ CACHE_MAX_MB: '32M' }, 'CACHE_MAX_MB must be a whole number from 1 up; got "32M"'],
   ]
   for (const [env, message] of cases) {
-    t.throws(() => loadConfig(env), { name: 'ConfigError', message: `Bad configuration ${message}` }, message)
+    t.throws(() => loadConfig(env), { name: 'ConfigError', message, exitCode: 2 }, message)
   }
+  const tried = new Set(cases.flatMap(([env]) => Object.keys(env)))
+  t.same(Object.keys(Environment.properties).filter((name) => !tried.has(name)), [], 'every variable has its case')
+})
+
+t.test('a maximum page size below the default page size is raised to it, and said so', async (t) => {
+  const config = loadConfig({ MAX_PAGE_SIZE: '10', PAGINATE_COUNT: '50' })
+  t.equal(config.maxPageSize, 50)
+  t.same(config.adjusted, ['MAX_PAGE_SIZE=10 is below PAGINATE_COUNT=50: pages of up to 50 items are served, as the reference does'])
+  t.same(loadConfig({}).adjusted, [], 'nothing adjusted by default')
+})
+
+t.test('help lists every variable with its default and what it accepts; the README\'s table agrees', async (t) => {
+  const text = help()
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+  const table = readme.slice(readme.indexOf('| Variable | Default | Meaning |')).split('\n\n')[0]!.split('\n').slice(2)
+  const rows = table.map((row) => /^\| `([A-Z_]+)` \| ([^|]+) \|/.exec(row)!.slice(1, 3) as [string, string])
+  t.same(rows.map(([name]) => name), Object.keys(Environment.properties), 'the same variables, in the same order')
+  for (const [name, cell] of rows) {
+    const { default: fallback, unset, description, accepts } = setting(name as keyof Environment)
+    const when = fallback === undefined ? `unset: ${unset}` : `default: ${fallback}`
+    t.equal(cell, fallback === undefined ? when : `\`${fallback}\``, `${name}: the README's default`)
+    t.match(text, `\n  ${name.padEnd(22)}${when}\n      ${description}\n      accepts ${accepts}\n`, `${name}: help`)
+  }
+  t.match(text, '\n  capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>]\n')
 })

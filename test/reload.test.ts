@@ -87,7 +87,7 @@ t.test('SIGHUP reloads the profile; a bad profile is logged and the one being se
   // Requests keep coming while the bad profile is read and refused.
   const during = Promise.all(Array.from({ length: 200 }, () => version()))
   server.child.kill('SIGHUP')
-  await logged(server, `"msg":"Bad profile ${file}: /objectTypes: Expected required property; still serving generation 2"`)
+  await logged(server, `"msg":"Bad profile ${file}: /objectTypes is missing; it must be a list of object types. Still serving generation 2"`)
   t.same(new Set(await during), new Set(['2.0.0']), 'every answer meanwhile from the profile in use')
   t.equal(await version(), '2.0.0', 'the bad profile is not served')
   t.match(server.output(), '"msg":"SIGHUP: reloading"')

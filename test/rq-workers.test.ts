@@ -90,10 +90,9 @@ t.test('a Redis that answers with an error: its reply is logged, the last count 
 t.test('REDIS_URL must be a redis URL; the password never shows in the message', async (t) => {
   t.equal(loadConfig({ REDIS_URL: 'redis://:secret@redis.internal:6379/2' }).redisUrl, 'redis://:secret@redis.internal:6379/2')
   t.equal(loadConfig({}).rqPollIntervalMs, 2000)
-  t.throws(() => loadConfig({ REDIS_URL: 'http://user:secret@redis.internal' }), {
-    message: 'Bad configuration REDIS_URL="http://user:***@redis.internal": expected redis://[user:password@]host[:port][/db] or rediss://…',
-  })
-  t.throws(() => loadConfig({ RQ_POLL_INTERVAL_MS: '0' }), { message: 'Bad configuration RQ_POLL_INTERVAL_MS="0": expected 1 to 2147483647 ms' })
+  for (const url of ['http://user:secret@redis.internal', 'redis://user:secret@']) {
+    t.throws(() => loadConfig({ REDIS_URL: url }), { message: /^REDIS_URL must be redis:\/\/.*; got "[a-z]+:\/\/user:\*\*\*@/ }, url)
+  }
 })
 
 t.test('REDIS_URL and METRICS: the live RQ worker count, the poll and reloads in /metrics', async (t) => {

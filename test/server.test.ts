@@ -81,17 +81,16 @@ t.test('SIGTERM: what is still open after SHUTDOWN_TIMEOUT_MS is cut, exit 1', a
   t.ok(Date.now() - signalled >= 1300, 'after the grace and the shutdown timeout')
 })
 
-t.test('bad configuration or a bad profile stops start-up with a message and a non-zero exit', async (t) => {
+t.test('bad configuration (exit 2) or a bad profile (exit 1) stops start-up with one line', async (t) => {
   const config = await run({ PAGINATE_COUNT: 'many' }).exited
-  t.equal(config.code, 1)
-  t.match(config.output, 'Bad configuration PAGINATE_COUNT=\\"many\\": Expected string to match \'^[0-9]+$\' (default page size, at least 1)')
-  t.notMatch(config.output, 'listening')
+  t.equal(config.code, 2)
+  t.match(config.output, /^\{"level":60,[^\n]*"msg":"PAGINATE_COUNT must be a whole number from 1 up; got \\"many\\""\}\n$/)
 
   const file = join(t.testdir(), 'profile.json')
   writeFileSync(file, '{"status":{}}')
   const profile = await run({ PROFILE: file }).exited
   t.equal(profile.code, 1)
-  t.match(profile.output, `Bad profile ${file}: /objectTypes: Expected required property`)
+  t.match(profile.output, `Bad profile ${file}: /objectTypes is missing; it must be a list of object types`)
   t.notMatch(profile.output, 'listening')
 })
 
@@ -107,8 +106,8 @@ t.test('a Node older than 22.12 is refused at once with one line, by the service
 t.test('a HOST the service cannot listen on is a configuration error', async (t) => {
   for (const host of ['no-such-host.invalid', '192.0.2.1']) {
     const { code, output } = await run({ HOST: host }).exited
-    t.equal(code, 1, host)
-    t.match(output, `"msg":"Bad configuration HOST=\\"${host}\\": cannot listen there (`, host)
+    t.equal(code, 2, host)
+    t.match(output, `"msg":"HOST must be an address or host name of this machine; got \\"${host}\\" (`, host)
     t.notMatch(output, 'listening', host)
   }
 })
@@ -134,12 +133,15 @@ t.test('PROFILE serves another profile', async (t) => {
 })
 
 t.test('the container healthcheck passes against a running service, whatever ALLOWED_HOSTS says', async (t) => {
-  const healthcheck = (env: NodeJS.ProcessEnv) => {
+  const healthcheck = async (env: NodeJS.ProcessEnv) => {
     const child = spawn(process.execPath, [...TYPESCRIPT, new URL('../lib/process/healthcheck.ts', import.meta.url).pathname], {
       env: childEnv(env),
-      stdio: 'inherit',
+      stdio: ['ignore', 'inherit', 'pipe'],
     })
-    return once(child, 'exit').then(([code]) => code)
+    let stderr = ''
+    child.stderr.on('data', (chunk) => { stderr += chunk })
+    const [code] = await once(child, 'close')
+    return code === 0 ? 0 : { code, stderr }
   }
   const { port } = await start(t, { ALLOWED_HOSTS: '.inventory.test' })
   t.equal(await healthcheck({ PORT: String(port), HOST: '127.0.0.1' }), 0)
@@ -151,6 +153,7 @@ t.test('the container healthcheck passes against a running service, whatever ALL
   const unwell = createServer((_request, response) => response.writeHead(503).end())
   await new Promise<void>((resolve) => unwell.listen(0, '127.0.0.1', resolve))
   t.teardown(() => unwell.close())
-  t.equal(await healthcheck({ PORT: String((unwell.address() as AddressInfo).port) }), 1, 'a 503 is unhealthy')
-  t.equal(await healthcheck({ PORT: '1' }), 1, 'nothing listening')
+  t.same(await healthcheck({ PORT: String((unwell.address() as AddressInfo).port) }), { code: 1, stderr: '' }, 'a 503 is unhealthy')
+  t.same(await healthcheck({ PORT: '1', HOST: '127.0.0.1' }), { code: 1, stderr: 'healthcheck failed: connect ECONNREFUSED 127.0.0.1:1\n' }, 'nothing listening')
+  t.same(await healthcheck({ PORT: 'abc' }), { code: 1, stderr: 'healthcheck failed: PORT must be a whole number from 0 to 65535; got "abc"\n' })
 })

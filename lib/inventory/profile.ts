@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { Errors } from '@sinclair/typebox/errors'
+import { Errors, ValueErrorType } from '@sinclair/typebox/errors'
 import { Profile } from '../../schemas/profile.ts'
 
 /** The profile served when PROFILE is not set. */
@@ -38,11 +38,22 @@ export function checkProfile (data: unknown, source: string): Profile {
   return data as Profile
 }
 
+/** The first problem, in words: where (a JSON pointer), what is there, and what belongs there. */
 function schemaProblem (data: unknown): string | undefined {
   const first = Errors(Profile, data).First()
   if (first === undefined) return undefined
-  const where = first.path === '' ? 'the document' : first.path
-  return `${where}: ${first.message}` + (first.value === undefined ? '' : ` (found ${JSON.stringify(first.value)})`)
+  const where = first.path === '' ? 'the profile' : first.path
+  const { accepts } = first.schema as unknown as { accepts: string }
+  if (first.type === ValueErrorType.ObjectRequiredProperty) return `${where} is missing; it must be ${accepts}`
+  // The schema is the object's: it says what the object holds.
+  if (first.type === ValueErrorType.ObjectAdditionalProperties) return `${where} is not expected; the object around it must be ${accepts}`
+  return `${where} must be ${accepts}; got ${shown(first.value)}`
+}
+
+/** A value as JSON, cut short: a whole list in a message helps nobody. */
+function shown (value: unknown): string {
+  const json = JSON.stringify(value)
+  return json.length > 60 ? `${json.slice(0, 59)}…` : json
 }
 
 /** What a schema cannot say: ids and (app_label, model) pairs are unique, a plugin has one version. */
@@ -51,19 +62,19 @@ function consistencyProblem (profile: Profile): string | undefined {
   const pairs = new Map<string, number>()
   for (const [index, type] of profile.objectTypes.entries()) {
     const sameId = ids.get(type.id)
-    if (sameId !== undefined) return `/objectTypes/${index}/id: id ${type.id} is already used by /objectTypes/${sameId}`
+    if (sameId !== undefined) return `/objectTypes/${index}/id must be unique; got ${type.id}, the id of /objectTypes/${sameId}`
     ids.set(type.id, index)
     const pair = `${type.app_label}.${type.model}`
     const samePair = pairs.get(pair)
     if (samePair !== undefined) {
-      return `/objectTypes/${index}: app_label "${type.app_label}" with model "${type.model}" is already declared by /objectTypes/${samePair}`
+      return `/objectTypes/${index} must be a unique app_label and model; got "${type.app_label}" and "${type.model}", as /objectTypes/${samePair}`
     }
     pairs.set(pair, index)
   }
   const installed = profile.status['installed-apps']
   for (const [name, version] of Object.entries(profile.status.plugins)) {
     if (Object.hasOwn(installed, name) && installed[name] !== version) {
-      return `/status/plugins/${name}: version "${version}" differs from /status/installed-apps/${name} ("${installed[name]}")`
+      return `/status/plugins/${name} must be the version in /status/installed-apps/${name} ("${installed[name]}"); got "${version}"`
     }
   }
   return undefined

@@ -2,9 +2,9 @@ import { rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { capture, CaptureError } from '../inventory/capture.ts'
 import { checkProfile } from '../inventory/profile.ts'
-import { commandArgs, UsageError, wrongUsage } from './command.ts'
+import { COMMANDS, commandArgs, UsageError, wrongUsage } from './command.ts'
 
-const USAGE = 'capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] (the token may come from INVENTORY_TOKEN instead)'
+const USAGE = `${COMMANDS.capture.usage} (the token may come from INVENTORY_TOKEN instead)`
 
 /**
  * `capture`: reads a live deployment (this service or the real one) into a profile, checks it as
@@ -51,7 +51,7 @@ function readArgs (args: string[]) {
   // The API is under the base URL: https://host/netbox means https://host/netbox/api/….
   if (!base.pathname.endsWith('/')) base.pathname += '/'
   const seconds = Number(values.timeout)
-  if (!(seconds > 0 && seconds <= 600)) throw new UsageError(`--timeout ${JSON.stringify(values.timeout)}: expected seconds, more than 0 and at most 600`)
+  if (!(seconds > 0 && seconds <= 600)) throw new UsageError(`--timeout must be a number of seconds, more than 0 and at most 600; got ${JSON.stringify(values.timeout)}`)
   const token = values.token ?? process.env.INVENTORY_TOKEN
   if (token === '') throw new UsageError('the token is empty')
   return { base, token, out: values.out, timeoutMs: seconds * 1000 }

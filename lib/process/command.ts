@@ -23,3 +23,14 @@ export function wrongUsage (problem: string, usage: string): number {
   process.stderr.write(`${problem}\nusage: ${usage}\n`)
   return 2
 }
+
+/** The commands of the entry point, as the usage lines and `help` give them. */
+export const COMMANDS = {
+  serve: { usage: 'serve', summary: 'serve the API (the default), configured by the environment variables below' },
+  capture: {
+    usage: 'capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>]',
+    summary: 'write the profile of a running deployment to stdout or --out; the token may come from INVENTORY_TOKEN instead',
+  },
+  validate: { usage: 'validate <profile-file>', summary: 'check a profile file as start-up does' },
+  help: { usage: 'help', summary: 'this text (also --help, -h)' },
+} as const

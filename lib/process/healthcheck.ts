@@ -1,5 +1,5 @@
 import { http } from '../builtins.ts'
-import { loadConfig } from '../config.ts'
+import { loadConfig, type Config } from '../config.ts'
 
 /** Where to reach a service listening on every address: loopback, of the same family. */
 const ANY_ADDRESS: Record<string, string> = { '0.0.0.0': '127.0.0.1', '::': '::1' }
@@ -9,14 +9,25 @@ const ANY_ADDRESS: Record<string, string> = { '0.0.0.0': '127.0.0.1', '::': '::1
  * this host answers GET /healthz with 200 (a probe path: any Host, no token needed). It asks
  * the address the service listens on (HOST), the environment being the service's own.
  */
-const config = loadConfig(process.env)
-http.request({ host: ANY_ADDRESS[config.host] ?? config.host, port: config.port, path: '/healthz', timeout: 2000 }, (res) => {
-  res.resume()
-  process.exitCode = res.statusCode === 200 ? 0 : 1
-})
-  .on('timeout', function (this: ReturnType<typeof http.request>) { this.destroy(new Error('timed out')) })
-  .on('error', (error) => {
-    console.error(`healthcheck failed: ${error.message}`)
-    process.exitCode = 1
+function check (): void {
+  let config: Config
+  try {
+    config = loadConfig(process.env)
+  } catch (error) {
+    return unhealthy(error as Error)
+  }
+  http.request({ host: ANY_ADDRESS[config.host] ?? config.host, port: config.port, path: '/healthz', timeout: 2000 }, (res) => {
+    res.resume()
+    process.exitCode = res.statusCode === 200 ? 0 : 1
   })
-  .end()
+    .on('timeout', function (this: ReturnType<typeof http.request>) { this.destroy(new Error('timed out')) })
+    .on('error', unhealthy)
+    .end()
+}
+
+function unhealthy (error: Error): void {
+  console.error(`healthcheck failed: ${error.message}`)
+  process.exitCode = 1
+}
+
+check()

@@ -32,7 +32,7 @@ export function reloadOnChange ({ config, served, tokens, metrics, logger }: Rel
       metrics?.profileLoaded(loadMs / 1000)
       logger.info({ generation: generation.number, objectTypes: generation.catalog.items.length, loadMs }, 'profile reloaded')
     } catch (error) {
-      logger.error(`${(error as Error).message}; still serving generation ${served.current.number}`)
+      logger.error(`${(error as Error).message}. Still serving generation ${served.current.number}`)
     }
   }
   const reloadTokens = () => {
@@ -41,7 +41,7 @@ export function reloadOnChange ({ config, served, tokens, metrics, logger }: Rel
       tokens.reload()
       logger.info({ apiTokens: tokens.count }, 'API tokens reloaded')
     } catch (error) {
-      logger.error(`${(error as Error).message}; the tokens in use stay`)
+      logger.error(`${(error as Error).message}. The tokens in use stay`)
     }
   }
   process.on('SIGHUP', () => {

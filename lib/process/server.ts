@@ -2,7 +2,7 @@ import cluster from 'node:cluster'
 import { pino, type Logger } from 'pino'
 import { ApiTokens } from '../api/tokens.ts'
 import { buildApp } from '../app.ts'
-import { hostProblem, loadConfig, type Config } from '../config.ts'
+import { ConfigError, hostProblem, loadConfig, type Config } from '../config.ts'
 import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import { Served } from '../inventory/served.ts'
@@ -20,6 +20,8 @@ async function main (): Promise<void> {
     return stop(pino(), error)
   }
   const logger = pino({ level: config.logLevel })
+  // Once, by the process that read the configuration first: a worker reads it again.
+  if (cluster.isPrimary) for (const adjustment of config.adjusted) logger.warn(adjustment)
   let catalog: Catalog
   let tokens: ApiTokens | undefined
   const started = process.hrtime.bigint()
@@ -67,13 +69,14 @@ async function main (): Promise<void> {
 }
 
 /**
- * Start-up failed: loading throws only ConfigError, ProfileError and TokensError, whose messages say what
- * to fix; listening fails with the system's reason (EADDRINUSE…). Exit at once: in a worker,
- * the channel to the primary would otherwise keep the process alive. (pino writes synchronously.)
+ * Start-up failed: loading throws only ConfigError (exit 2), ProfileError and TokensError (exit 1),
+ * whose messages say what to fix; listening fails with the system's reason (EADDRINUSE…, exit 1).
+ * Exit at once: in a worker, the channel to the primary would otherwise keep the process alive.
+ * (pino writes synchronously.)
  */
 function stop (logger: Logger, error: unknown): never {
   logger.fatal((error as Error).message)
-  process.exit(1)
+  process.exit(error instanceof ConfigError ? error.exitCode : 1)
 }
 
 /** Binding failed: an unusable HOST names the setting to fix, anything else (EADDRINUSE…) is the system's reason. */

@@ -1,7 +1,5 @@
 import { loadProfile } from '../inventory/profile.ts'
-import { commandArgs, UsageError, wrongUsage } from './command.ts'
-
-const USAGE = 'validate <profile-file>'
+import { COMMANDS, commandArgs, UsageError, wrongUsage } from './command.ts'
 
 /**
  * `validate`: checks a profile file exactly as the service does at start-up (the same functions,
@@ -17,7 +15,7 @@ export function validateCommand (args: string[]): number {
     process.stdout.write(`${file}: a valid profile, service-version ${profile.status['service-version']}, ${profile.objectTypes.length} object types\n`)
     return 0
   } catch (error) {
-    if (error instanceof UsageError) return wrongUsage(error.message, USAGE)
+    if (error instanceof UsageError) return wrongUsage(error.message, COMMANDS.validate.usage)
     process.stderr.write(`${(error as Error).message}\n`)
     return 1
   }

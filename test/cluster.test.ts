@@ -4,6 +4,8 @@ import { once } from 'node:events'
 import { writeFileSync } from 'node:fs'
 import { Agent } from 'node:http'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { STOPPED_AT_ONCE } from '../lib/process/shutdown.ts'
 import { fetch } from './http.ts'
 import { childEnv, logged, run, start, TYPESCRIPT, workerPids } from './service.ts'
 import { until } from './wait.ts'
@@ -117,7 +119,25 @@ t.test('WORKERS=2: Ctrl-C in a terminal (SIGINT to the whole process group) stop
   process.kill(-server.child.pid!, 'SIGINT')
   const { code, output } = await server.exited
   t.equal(code, 0)
-  t.equal(output.split('closing all workers"').length - 1, 1, 'the primary stops once; the workers\' copies of the signal change nothing')
+  const notice = '"msg":"SIGINT: closing all workers: stopping in 1 s (the drain delay, then the last answers; ' +
+    'up to 11 s while requests are still running); press Ctrl-C again to stop at once"'
+  t.equal(output.split(notice).length - 1, 1, 'the primary stops once, and says how long it takes')
+  t.notMatch(output, 'second Ctrl-C', 'the workers\' copies of the signal change nothing')
   t.equal(output.split('"msg":"draining"').length - 1, 2, 'each worker drains once')
-  t.match(output, '"msg":"SIGINT: closing all workers')
+})
+
+t.test('WORKERS=2: a second Ctrl-C stops the primary and its workers at once, exit 130', async (t) => {
+  const server = await start(t, { WORKERS: '2', DRAIN_DELAY_MS: '10000' }, { group: true })
+  const pids = await workerPids(server, 2)
+  process.kill(-server.child.pid!, 'SIGINT')
+  await logged(server, '"msg":"draining"', 2)
+  await sleep(500)
+  process.kill(-server.child.pid!, 'SIGINT')
+  const { code, output } = await server.exited
+  t.equal(code, STOPPED_AT_ONCE)
+  t.match(output, '"msg":"second Ctrl-C: stopping at once"')
+  await until('the workers to be gone', () => pids.every((pid) => {
+    try { process.kill(pid, 0) } catch { return true }
+    return false
+  }))
 })

@@ -58,6 +58,7 @@ t.test('Ctrl-C: the first drains, a copy of it within half a second changes noth
   process.kill(-server.child.pid!, 'SIGINT')
   const { code, output } = await server.exited
   t.equal(code, STOPPED_AT_ONCE)
-  t.equal(output.split('"msg":"draining"').length - 1, 1)
-  t.match(output, '"msg":"second SIGINT: stopping at once"')
+  t.equal(output.split('"signal":"SIGINT","drainDelayMs":10000,"msg":"draining: stopping in 11 s (the drain delay, then the last answers; ' +
+    'up to 21 s while requests are still running); press Ctrl-C again to stop at once"').length - 1, 1, 'the first says how long, and how to stop at once')
+  t.match(output, '"msg":"second Ctrl-C: stopping at once"')
 })

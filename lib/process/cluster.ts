@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster'
 import type { Logger } from 'pino'
+import { ctrlCNotice, shutdownBudgetMs, stopAtOnceOnSecondCtrlC, type Timing } from './shutdown.ts'
 
 /** Beyond the workers' own shutdown budget, before the primary kills them. */
 const KILL_MARGIN_MS = 5000
@@ -62,19 +63,20 @@ export function noWorkerAccepts (): Promise<void> {
 /**
  * The primary of a multi-process service: forks `count` workers that share the port, replaces
  * a worker that dies after it was serving, and on SIGTERM/SIGINT (its own or a worker's) has
- * every worker drain, then exits 0; workers still there `shutdownBudgetMs` (plus a margin)
- * later are killed: exit 1. A worker that dies before it ever listened is a start-up failure:
- * all stop, exit 1. `env` is added to the workers' environment.
+ * every worker drain, then exits 0; workers still there after their shutdown budget (plus a
+ * margin) are killed: exit 1. A second Ctrl-C kills them at once. A worker that dies before it ever
+ * listened is a start-up failure: all stop, exit 1. `env` is added to the workers' environment.
  */
-export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, shutdownBudgetMs: number, logger: Logger): void {
-  let stopping = false
+export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, timing: Timing, logger: Logger): void {
+  /** When the stop began: it runs once, whatever asks for it again. */
+  let stoppingSince: number | undefined
   const workers = new Set<Worker>()
   /** The workers that have listened: they have their shutdown in place. */
   const serving = new Set<Worker>()
   const stoppedAccepting = new Set<Worker>()
   /** Once every worker left has closed its sockets, each may send its last answers. */
   const releaseWhenNoneAccepts = () => {
-    if (!stopping || [...workers].some((worker) => !stoppedAccepting.has(worker))) return
+    if (stoppingSince === undefined || [...workers].some((worker) => !stoppedAccepting.has(worker))) return
     for (const worker of stoppedAccepting) tell(worker, MESSAGE.noneAccepts)
     stoppedAccepting.clear()
   }
@@ -85,7 +87,7 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, shutdow
       if (message === MESSAGE.listening) {
         serving.add(worker)
         // Told to drain only once it can hear it: one still starting when the stop came, now.
-        if (stopping) tell(worker, MESSAGE.drain)
+        if (stoppingSince !== undefined) tell(worker, MESSAGE.drain)
       } else if (message === MESSAGE.signalled) stop(0, 'a worker was signalled: closing all workers')
       else if (message === MESSAGE.stoppedAccepting) {
         stoppedAccepting.add(worker)
@@ -96,7 +98,7 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, shutdow
       workers.delete(worker)
       stoppedAccepting.delete(worker)
       const wasServing = serving.delete(worker)
-      if (stopping) return releaseWhenNoneAccepts()
+      if (stoppingSince !== undefined) return releaseWhenNoneAccepts()
       if (!wasServing) {
         logger.fatal({ worker: worker.process.pid, code, signal }, 'a worker failed to start')
         stop(1, 'stopping all workers')
@@ -107,17 +109,20 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, shutdow
     })
   }
 
+  const killWorkers = () => {
+    for (const worker of workers) worker.process.kill('SIGKILL')
+  }
   // Once stopping, the first reason stands: a signal after a failed start must not turn exit 1
   // into 0, nor start a second kill timer.
-  const stop = (exitCode: number, why: string) => {
-    if (stopping) return logger.info(`${why}; already stopping`)
-    logger.info(why)
-    stopping = true
+  const stop = (exitCode: number, why: string, notice = '') => {
+    if (stoppingSince !== undefined) return logger.info(`${why}; already stopping`)
+    logger.info(why + notice)
+    stoppingSince = Date.now()
     const timer = setTimeout(() => {
       logger.error('workers did not finish in time; killing them')
-      for (const worker of workers) worker.process.kill('SIGKILL')
+      killWorkers()
       process.exit(1)
-    }, shutdownBudgetMs + KILL_MARGIN_MS)
+    }, shutdownBudgetMs(timing) + KILL_MARGIN_MS)
     timer.unref()
     for (const worker of serving) tell(worker, MESSAGE.drain)
     process.exitCode = exitCode
@@ -126,9 +131,11 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, shutdow
   process.on('SIGHUP', () => {
     for (const worker of workers) worker.process.kill('SIGHUP')
   })
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, () => stop(0, `${signal}: closing all workers`))
-  }
+  process.on('SIGTERM', () => stop(0, 'SIGTERM: closing all workers'))
+  process.on('SIGINT', () => {
+    if (stoppingSince !== undefined) stopAtOnceOnSecondCtrlC(stoppingSince, logger, killWorkers)
+    stop(0, 'SIGINT: closing all workers', `: ${ctrlCNotice(timing)}`)
+  })
 
   logger.info({ workers: count }, 'starting workers')
   for (let i = 0; i < count; i++) fork()

@@ -9,7 +9,7 @@ import { Served } from '../inventory/served.ts'
 import { reportListening, superviseWorkers } from './cluster.ts'
 import { listen, reservePort } from './listen.ts'
 import { reloadOnChange } from './reload.ts'
-import { closeOnSignal, shutdownBudgetMs } from './shutdown.ts'
+import { closeOnSignal } from './shutdown.ts'
 
 /** Start-up: configuration, profile, app, listen. Anything wrong stops here, before a port is opened. */
 async function main (): Promise<void> {
@@ -41,7 +41,7 @@ async function main (): Promise<void> {
       return cannotListen(logger, error, config.host)
     }
     if (config.metrics) (await import('../ops/metrics.ts')).serveClusterMetrics()
-    return superviseWorkers(config.workers, { PORT: String(port) }, shutdownBudgetMs(config), logger)
+    return superviseWorkers(config.workers, { PORT: String(port) }, config, logger)
   }
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens?.count }, 'profile loaded')
 

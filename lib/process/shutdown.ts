@@ -21,7 +21,7 @@ const SAME_SIGNAL_MS = 500
 /** The exit code when a second Ctrl-C stops the service at once: 128 + SIGINT, as a shell reports it. */
 export const STOPPED_AT_ONCE = 130
 
-type Timing = Pick<Config, 'drainDelayMs' | 'shutdownTimeoutMs'>
+export type Timing = Pick<Config, 'drainDelayMs' | 'shutdownTimeoutMs'>
 
 /** From the signal until the process must be gone (what a supervisor should wait). */
 export const shutdownBudgetMs = ({ drainDelayMs, shutdownTimeoutMs }: Timing) =>
@@ -49,17 +49,33 @@ export function closeOnSignal (app: FastifyInstance, timing: Timing, logger: Log
   })
   const drain = (signal?: NodeJS.Signals) => {
     if (drainingSince !== undefined) return
-    logger.info({ signal, drainDelayMs: timing.drainDelayMs }, 'draining')
+    logger.info({ signal, drainDelayMs: timing.drainDelayMs }, signal === 'SIGINT' ? `draining: ${ctrlCNotice(timing)}` : 'draining')
     grace.close()
   }
   if (cluster.isWorker) return drainWhenPrimarySays(drain)
   process.on('SIGTERM', drain)
   process.on('SIGINT', (signal) => {
     if (drainingSince === undefined) return drain(signal)
-    if (Date.now() - drainingSince < SAME_SIGNAL_MS) return
-    logger.warn('second SIGINT: stopping at once')
-    process.exit(STOPPED_AT_ONCE)
+    stopAtOnceOnSecondCtrlC(drainingSince, logger)
   })
+}
+
+/** What the first Ctrl-C says to the person who pressed it: how long the stop takes, and how to cut it short. */
+export const ctrlCNotice = (timing: Timing) =>
+  `stopping in ${seconds(timing.drainDelayMs + LAST_ANSWER_GRACE_MS)} (the drain delay, then the last answers; ` +
+  `up to ${seconds(shutdownBudgetMs(timing))} while requests are still running); press Ctrl-C again to stop at once`
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`
+
+/**
+ * A Ctrl-C while stopping since `since`: a second one stops at once (after `before`), a copy of the
+ * first changes nothing.
+ */
+export function stopAtOnceOnSecondCtrlC (since: number, logger: Logger, before?: () => void): void {
+  if (Date.now() - since < SAME_SIGNAL_MS) return
+  logger.warn('second Ctrl-C: stopping at once')
+  before?.()
+  process.exit(STOPPED_AT_ONCE)
 }
 
 /**

@@ -5,7 +5,8 @@ import type { Served } from '../inventory/served.ts'
 
 /**
  * The Prometheus metrics of METRICS=true: requests by route template and status, their
- * latency, the profile being served, the last Redis poll, and Node's process metrics.
+ * latency, the profile being served, the response cache, Node's process metrics and, with
+ * REDIS_URL, the last Redis poll.
  */
 export class Metrics {
   readonly registry = new Registry()
@@ -28,27 +29,6 @@ export class Metrics {
     name: 'inventory_profile_load_seconds',
     aggregator: 'max',
     help: 'How long reading, validating and precomputing the served profile took.',
-    registers: [this.registry],
-  })
-
-  readonly #redisUp = new Gauge({
-    name: 'inventory_redis_up',
-    aggregator: 'min',
-    help: 'Whether the last poll of the RQ worker count reached Redis (1) or not (0).',
-    registers: [this.registry],
-  })
-
-  readonly #rqWorkers = new Gauge({
-    name: 'inventory_rq_workers',
-    aggregator: 'max',
-    help: 'The RQ worker count the last successful poll read.',
-    registers: [this.registry],
-  })
-
-  readonly #lastPoll = new Gauge({
-    name: 'inventory_redis_last_poll_timestamp_seconds',
-    aggregator: 'max',
-    help: 'When Redis was last polled.',
     registers: [this.registry],
   })
 
@@ -133,10 +113,34 @@ export class Metrics {
     this.#profileLoad.set(seconds)
   }
 
-  redisPolled (count: number | undefined): void {
-    this.#redisUp.set(count === undefined ? 0 : 1)
-    if (count !== undefined) this.#rqWorkers.set(count)
-    this.#lastPoll.set(Date.now() / 1000)
+  /**
+   * The gauges of the RQ worker poll, registered only with REDIS_URL (a Redis never configured is
+   * no outage); what to call with each poll's count, undefined when Redis was not reached.
+   */
+  redisPoll (): (count: number | undefined) => void {
+    const up = new Gauge({
+      name: 'inventory_redis_up',
+      aggregator: 'min',
+      help: 'Whether the last poll of the RQ worker count reached Redis (1) or not (0).',
+      registers: [this.registry],
+    })
+    const workers = new Gauge({
+      name: 'inventory_rq_workers',
+      aggregator: 'max',
+      help: 'The RQ worker count the last successful poll read.',
+      registers: [this.registry],
+    })
+    const lastPoll = new Gauge({
+      name: 'inventory_redis_last_poll_timestamp_seconds',
+      aggregator: 'max',
+      help: 'When Redis was last polled.',
+      registers: [this.registry],
+    })
+    return (count) => {
+      up.set(count === undefined ? 0 : 1)
+      if (count !== undefined) workers.set(count)
+      lastPoll.set(Date.now() / 1000)
+    }
   }
 }
 

@@ -54,7 +54,7 @@ async function main (): Promise<void> {
     const { pollRqWorkers } = await import('../inventory/rq-workers.ts')
     const poll = pollRqWorkers(config.redisUrl, config.rqPollIntervalMs, logger, {
       changed: (count) => served.setWorkerCount(count),
-      ...(metrics !== undefined && { polled: (count: number | undefined) => metrics.redisPolled(count) }),
+      ...(metrics !== undefined && { polled: metrics.redisPoll() }),
     })
     app.addHook('onClose', poll.close)
   }

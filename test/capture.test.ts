@@ -45,7 +45,7 @@ const EXPECTED = `${JSON.stringify({
   objectTypes: DEFAULT_PROFILE.objectTypes.toSorted((a, b) => a.id - b.id),
 }, null, 2)}\n`
 
-const PROGRESS = 'status: service-version 4.3.7, 2 plugins, 3 workers\n' +
+const PROGRESS = 'status: service-version 4.3.7, 2 plugins, 3 RQ workers\n' +
   'object types: 50 of 163\nobject types: 100 of 163\nobject types: 150 of 163\nobject types: 163 of 163\n'
 
 interface Page { count: number, next: string | null, previous: string | null, results: Array<ProfileObjectType & { url: string }> }
@@ -147,7 +147,7 @@ t.test('the service serves what it captured from itself, byte for byte, over pag
   const out = join(await folder(t), 'captured.json')
   const result = await command(['capture', `http://127.0.0.1:${source.port}`, '--out', out])
   t.equal(result.code, 0, result.stderr)
-  t.match(result.stderr, 'object types: 50 of 163\n')
+  t.match(result.stderr, 'status: service-version 4.3.7, 2 plugins, 1 RQ worker\nobject types: 50 of 163\n')
   const copy = await start(t, { PROFILE: out, MAX_PAGE_SIZE: '50' })
   const paths = ['/api/status/', '/api/extras/object-types/', '/api/extras/object-types/?limit=50&offset=150',
     '/api/extras/object-types/?ordering=-model&app_label=dcim', '/api/extras/object-types/112/']

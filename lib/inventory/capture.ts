@@ -3,6 +3,7 @@ import { request as httpsRequest } from 'node:https'
 import tls from 'node:tls'
 import type { Profile, ProfileObjectType } from '../../schemas/profile.ts'
 import { http } from '../builtins.ts'
+import { counted } from '../words.ts'
 
 /**
  * Reads a live deployment of the inventory API (this service or the real one) into a profile:
@@ -42,7 +43,7 @@ const TRUST = typeof tls.getCACertificates === 'function'
 export async function capture (baseUrl: URL, options: CaptureOptions): Promise<Profile> {
   const statusUrl = new URL('api/status/', baseUrl)
   const status = readStatus(statusUrl, await getJson(statusUrl, options))
-  options.progress(`status: service-version ${status['service-version']}, ${Object.keys(status.plugins).length} plugins, ${status['rq-workers-running']} workers`)
+  options.progress(`status: service-version ${status['service-version']}, ${counted(Object.keys(status.plugins).length, 'plugin')}, ${counted(status['rq-workers-running'], 'RQ worker')}`)
   return { status, objectTypes: await readObjectTypes(baseUrl, options) }
 }
 

@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path'
 import { capture, CaptureError } from '../inventory/capture.ts'
 import { checkProfile } from '../inventory/profile.ts'
 import { COMMANDS, commandArgs, UsageError, wrongUsage } from './command.ts'
+import { counted } from '../words.ts'
 
 const USAGE = `${COMMANDS.capture.usage} (the token may come from INVENTORY_TOKEN instead)`
 
@@ -23,7 +24,7 @@ export async function captureCommand (args: string[]): Promise<number> {
       process.stdout.write(text)
     } else {
       await writeWhole(out, text)
-      progress(`wrote ${out}: ${profile.objectTypes.length} object types`)
+      progress(`wrote ${out}: ${counted(profile.objectTypes.length, 'object type')}`)
     }
     return 0
   } catch (error) {

@@ -2,9 +2,11 @@ import t from 'tap'
 import { once } from 'node:events'
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
+import { Agent } from 'node:http'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { ACCEPTORS } from '../lib/process/listen.ts'
-import { raw } from './http.ts'
+import { fetch, raw } from './http.ts'
 import { logged, run, start, workerPids } from './service.ts'
 import { until } from './wait.ts'
 
@@ -192,3 +194,22 @@ for (const [how, env] of modes) {
     t.ok(batches <= BATCHES_AT_MOST, `${NEW} new connections answered within ${Math.max(...times)} ms, ${batches.toFixed(1)} batches of each busy client`)
   })
 }
+
+t.test('out of file descriptors: one warning with the limit, the connections it has still served, then new ones again', async (t) => {
+  const server = await start(t, {}, { maxFiles: 200 })
+  const agent = new Agent({ keepAlive: true })
+  t.teardown(() => agent.destroy())
+  const statuses = async () => (await Promise.all(Array.from({ length: 20 }, () => fetch(server.port, '/api/status/', { agent })))).map((reply) => reply.status)
+  t.same(await statuses(), Array(20).fill(200), '20 keep-alive connections')
+  const flood = Array.from({ length: 600 }, () => connect(server.port, '127.0.0.1').on('error', () => {}))
+  t.teardown(() => { for (const socket of flood) socket.destroy() })
+  const warning = '"limit":"200","code":"EMFILE","msg":"out of file descriptors: all 200 this process may open are in use (ulimit -n); ' +
+    'new connections are closed unanswered until some close. Raise the limit, or spread the connections over more processes"'
+  await logged(server, warning)
+  t.same(await statuses(), Array(20).fill(200), 'the connections it has are still served')
+  // Two more checks while still out: no second warning within the minute.
+  await sleep(2100)
+  t.equal(server.output().split('out of file descriptors').length - 1, 1, 'warned once')
+  for (const socket of flood) socket.destroy()
+  await until('a new connection to be served', async () => (await fetch(server.port, '/api/status/')).status === 200)
+})

@@ -29,13 +29,18 @@ export interface RunOptions {
    * no coverage, which measures this repository's source, not what a build made of it.
    */
   script?: string
+  /** The limit of open files (`ulimit -n`) it starts with. */
+  maxFiles?: number
 }
 
 /** The real entry point as a child process: by default the source, with coverage. */
-function spawnMain (args: string[], env: NodeJS.ProcessEnv, { group = false, script }: RunOptions) {
+function spawnMain (args: string[], env: NodeJS.ProcessEnv, { group = false, script, maxFiles }: RunOptions) {
   const { NODE_V8_COVERAGE, ...environment } = childEnv()
   const coverage = script === undefined && NODE_V8_COVERAGE !== undefined ? { NODE_V8_COVERAGE } : {}
-  return spawn(process.execPath, script === undefined ? [...TYPESCRIPT, MAIN, ...args] : [script, ...args], {
+  const node = [process.execPath, ...(script === undefined ? [...TYPESCRIPT, MAIN] : [script]), ...args]
+  // prlimit runs the command in its own process: the pid is the service's.
+  const [command, ...rest] = maxFiles === undefined ? node : ['prlimit', `--nofile=${maxFiles}`, '--', ...node]
+  return spawn(command!, rest, {
     // Its own process group, as a terminal's foreground job is: Ctrl-C signals the whole group.
     detached: group,
     env: { ...environment, ...coverage, ...env },

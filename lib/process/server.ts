@@ -7,6 +7,7 @@ import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import { Served } from '../inventory/served.ts'
 import { reportListening, superviseWorkers } from './cluster.ts'
+import { warnWhenOutOfDescriptors } from './descriptors.ts'
 import { listen, reservePort } from './listen.ts'
 import { reloadOnChange } from './reload.ts'
 import { closeOnSignal } from './shutdown.ts'
@@ -65,6 +66,7 @@ async function main (): Promise<void> {
   } catch (error) {
     cannotListen(logger, error, config.host)
   }
+  warnWhenOutOfDescriptors(logger)
   if (cluster.isWorker) reportListening()
 }
 

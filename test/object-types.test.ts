@@ -163,6 +163,7 @@ t.test('filters: id, app_label, model and q, each one value (the last), AND-ed t
   t.same(ids(await page('id=5&id=112')), [112], 'a repeated filter: the last value')
   t.same(ids(await page('id=abc&id=5')), [5], 'an invalid value before the last is not read')
   t.equal((await page('id=5&id=')).count, 163, 'an empty last value is no filter; the earlier ones are not read')
+  t.equal((await page('id=')).count, 163, 'an empty id is no filter')
   for (const five of ['5', '+5', '5.0', '5.9', '0.5e1', '%205%20', '05', '5.', '50e-1', '5_0e-1']) {
     t.same(ids(await page(`id=${five}`)), [5], `id=${five} is 5`)
   }
@@ -220,6 +221,10 @@ t.test('invalid filters: one 400 naming each, in the order id, app_label, model,
     ['q=%00&model=a%00b&id=x&app_label=%00', '{"id":["Enter a number."],"app_label":["Null characters are not allowed."],"model":["Null characters are not allowed."],"q":["Null characters are not allowed."]}'],
     ['id=x&q=%00', '{"id":["Enter a number."],"q":["Null characters are not allowed."]}'],
     ['id=5%00', '{"id":["Null characters are not allowed."]}'],
+    // A number field strips its value, and what is left of a blank one is not a number.
+    ['id=%20', '{"id":["Enter a number."]}'],
+    ['id=5&id=%09%0A%20', '{"id":["Enter a number."]}'],
+    ['id=%C2%A0&q=%00', '{"id":["Enter a number."],"q":["Null characters are not allowed."]}'],
   ]
   for (const [query, body] of cases) {
     const res = await get(app, `/api/extras/object-types/?${query}`)

@@ -49,6 +49,40 @@ t.test('the item path applies the list\'s filters, checked before the id is look
   }
 })
 
+t.test('white space in filter values: a text is stripped and a blank one is no filter; a blank number is not a number', async (t) => {
+  const get = await served(t)
+  const list = async (query: string) => {
+    const reply = await get(`/api/extras/object-types/?limit=0&${query}`)
+    return reply.status === 200 ? ids(reply) : [reply.status, reply.body]
+  }
+  const all = DEFAULT_ORDER.map((type) => type.id)
+  const cases: Array<[string, unknown]> = [
+    ['id=', all],
+    ['id=%20', [400, '{"id":["Enter a number."]}']],
+    ['id=%09%0A', [400, '{"id":["Enter a number."]}']],
+    ['id=5&id=%20', [400, '{"id":["Enter a number."]}']],
+    ['id=%205%20', [5]],
+    ['app_label=', all],
+    ['app_label=%20', all],
+    ['app_label=%20taggit%20', [14, 15]],
+    ['model=%0B', all],
+    ['model=%20token%20&app_label=users', [113]],
+    ['q=%E3%80%80', all],
+    ['q=%20tAgGiT%09', [14, 15]],
+    ['ordering=%20', all],
+  ]
+  for (const [query, expected] of cases) t.same(await list(query), expected, query)
+  const item = async (query: string) => {
+    const reply = await get(`/api/extras/object-types/14/?${query}`)
+    return [reply.status, reply.status === 200 ? JSON.parse(reply.body).id : reply.body]
+  }
+  for (const query of ['id=', 'id=%2014%20', 'app_label=%20', 'app_label=%20taggit%20', 'q=%20%20', 'model=%20tag']) {
+    t.same(await item(query), [200, 14], `the item, ${query}`)
+  }
+  t.same(await item('id=%20'), [400, '{"id":["Enter a number."]}'], 'the item, id=%20')
+  t.same(await item('app_label=%20dcim%20'), [404, '{"detail":"No ObjectType matches the given query."}'], 'the item, app_label=%20dcim%20')
+})
+
 t.test('ordering: id, app_label, model, each maybe descending; the last parameter; ties in the default order', async (t) => {
   const get = await served(t)
   const all = (query: string) => get(`/api/extras/object-types/?limit=0&${query}`).then(ids)

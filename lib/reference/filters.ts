@@ -2,8 +2,8 @@ import { errors, MESSAGES } from '../api/errors.ts'
 import type { Filter } from '../inventory/catalog.ts'
 import { lastValue, pyStrip, type QueryParams } from './query.ts'
 
-/** The last value of a filter, stripped; undefined when absent or blank. */
-function valueOf (params: QueryParams, name: string): string | undefined {
+/** A text filter's last value, stripped; undefined when absent, empty or blank: no filter. */
+function textOf (params: QueryParams, name: string): string | undefined {
   const value = lastValue(params, name)
   if (value === undefined) return undefined
   const stripped = pyStrip(value)
@@ -12,18 +12,19 @@ function valueOf (params: QueryParams, name: string): string | undefined {
 
 /**
  * The filters of a list or item request, read as the reference's filter set reads them: each
- * takes ONE value (the last of a repeated parameter), stripped of surrounding white space; an
- * empty one is no filter. Throws the reference's 400 naming every invalid one, in its order.
+ * takes ONE value (the last of a repeated parameter); an empty one is no filter. Its form field
+ * then strips the value: a blank text is no filter either, but a blank number is not a number.
+ * Throws the reference's 400 naming every invalid one, in its order.
  */
 export function filterOf (params: QueryParams): Filter {
   const problems: Record<string, string[]> = {}
-  const id = valueOf(params, 'id')
-  const appLabel = valueOf(params, 'app_label')
-  const model = valueOf(params, 'model')
-  const q = valueOf(params, 'q')
+  const id = lastValue(params, 'id')
+  const appLabel = textOf(params, 'app_label')
+  const model = textOf(params, 'model')
+  const q = textOf(params, 'q')
   let idKey: string | undefined
-  if (id !== undefined) {
-    const read = id.includes('\0') ? MESSAGES.nullCharacter : decimalId(id)
+  if (id !== undefined && id !== '') {
+    const read = id.includes('\0') ? MESSAGES.nullCharacter : decimalId(pyStrip(id))
     if (typeof read === 'string') problems.id = [read]
     else idKey = String(read)
   }

@@ -14,8 +14,8 @@ const KILL_MARGIN_MS = 5000
 const MESSAGE = {
   /** Worker: it serves. */
   listening: 'inventory-status-api:listening',
-  /** Worker: it got a signal, which is the primary's to act on. */
-  signalled: 'inventory-status-api:signalled',
+  /** Worker: it got this signal (`…:SIGTERM`), which is the primary's to act on. */
+  signalled: 'inventory-status-api:signalled:',
   /** Primary: drain and stop. */
   drain: 'inventory-status-api:drain',
   /** Worker: its listening sockets are closed. */
@@ -23,6 +23,9 @@ const MESSAGE = {
   /** Primary: every worker's are: clients may be told to leave. */
   noneAccepts: 'inventory-status-api:none-accepts',
 } as const
+
+/** The signals that stop the service. */
+type Stopping = 'SIGTERM' | 'SIGINT'
 
 /** A worker that has just died may have no channel left: its exit is handled on its own. */
 function tell (worker: Worker, message: string): void {
@@ -42,7 +45,7 @@ let noneAccepts: () => void
  * (A signal to the process group reaches every process; the primary acts on it once.)
  */
 export function drainWhenPrimarySays (drain: () => void): void {
-  const signalled = () => process.send!(MESSAGE.signalled)
+  const signalled = (signal: NodeJS.Signals) => process.send!(MESSAGE.signalled + signal)
   process.on('SIGTERM', signalled)
   process.on('SIGINT', signalled)
   // Not the only messages a worker gets: prom-client's aggregation has its own.
@@ -88,8 +91,10 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, timing:
         serving.add(worker)
         // Told to drain only once it can hear it: one still starting when the stop came, now.
         if (stoppingSince !== undefined) tell(worker, MESSAGE.drain)
-      } else if (message === MESSAGE.signalled) stop(0, 'a worker was signalled: closing all workers')
-      else if (message === MESSAGE.stoppedAccepting) {
+      } else if (typeof message === 'string' && message.startsWith(MESSAGE.signalled)) {
+        // As if the primary had it: whichever copy of a group's signal comes first.
+        signalled(message.slice(MESSAGE.signalled.length) as Stopping)
+      } else if (message === MESSAGE.stoppedAccepting) {
         stoppedAccepting.add(worker)
         releaseWhenNoneAccepts()
       }
@@ -114,6 +119,10 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, timing:
   }
   // Once stopping, the first reason stands: a signal after a failed start must not turn exit 1
   // into 0, nor start a second kill timer.
+  function signalled (signal: Stopping): void {
+    if (signal === 'SIGINT' && stoppingSince !== undefined) stopAtOnceOnSecondCtrlC(stoppingSince, logger, killWorkers)
+    stop(0, `${signal}: closing all workers`, signal === 'SIGINT' ? `: ${ctrlCNotice(timing)}` : '')
+  }
   const stop = (exitCode: number, why: string, notice = '') => {
     if (stoppingSince !== undefined) return logger.info(`${why}; already stopping`)
     logger.info(why + notice)
@@ -131,11 +140,8 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, timing:
   process.on('SIGHUP', () => {
     for (const worker of workers) worker.process.kill('SIGHUP')
   })
-  process.on('SIGTERM', () => stop(0, 'SIGTERM: closing all workers'))
-  process.on('SIGINT', () => {
-    if (stoppingSince !== undefined) stopAtOnceOnSecondCtrlC(stoppingSince, logger, killWorkers)
-    stop(0, 'SIGINT: closing all workers', `: ${ctrlCNotice(timing)}`)
-  })
+  process.on('SIGTERM', signalled)
+  process.on('SIGINT', signalled)
 
   logger.info({ workers: count }, 'starting workers')
   for (let i = 0; i < count; i++) fork()

@@ -4,10 +4,11 @@
  *
  *   npm run bench:alternatives [-- --starts 7 --node <binary>]
  *
- * 1. The shipped bundle, against the same source run unbundled (Node strips its types), and
- *    against a bundle whose Fastify loads its default schema compilers (lib/app.ts gives it
- *    compilers that refuse): start-up to the first 200 and RSS idle after the first answers,
- *    starts alternating, medians.
+ * 1. A bare node:http server answering a constant (the floor), the shipped bundle with and
+ *    without the image's Node flags, the same source run unbundled (Node strips its types), and a
+ *    bundle whose Fastify loads its default schema compilers (lib/app.ts gives it compilers that
+ *    refuse): start-up to the first 200 and RSS idle after the first answers, starts alternating,
+ *    medians, each beside the bare server's.
  * 2. The listening sockets (lib/process/listen.ts): the service as shipped, with 32 per address,
  *    and built with 8 and with 1. 200 keep-alive connections keep it busy with pipelined requests;
  *    then 300 new connections each ask once: how long until the last is answered.
@@ -64,9 +65,10 @@ const withAcceptors = (count: number) => variant(`acceptors-${count}`, {
 
 interface Started { child: ChildProcess, startupMs: number }
 
+/** Starts Node with these arguments (the image's flags and the entry point, for the service). */
 async function start (args: string[]): Promise<Started> {
   const started = process.hrtime.bigint()
-  const child = spawn(options.node, [...IMAGE_NODE_FLAGS, ...args], {
+  const child = spawn(options.node, args, {
     cwd: ROOT,
     env: { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: 'inherit',
@@ -93,11 +95,13 @@ async function startAndIdle (builds: Record<string, string[]>): Promise<void> {
       await stop(service)
     }
   }
-  console.log(`\n${options.starts} starts of each, alternating, medians (range)`)
-  console.log('build                                     start-up to first 200        RSS idle after first answers')
+  console.log(`\n${options.starts} starts of each, alternating, medians (range); beside each, its median over the first's`)
+  console.log('build                                          start-up to first 200              RSS idle after first answers')
   const range = (values: number[], digits: number) => `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`
+  const [first] = Object.values(figures)
+  const over = (values: number[], base: number[], digits: number) => `${median(values) - median(base) >= 0 ? '+' : ''}${(median(values) - median(base)).toFixed(digits)}`
   for (const [name, { startup, idle }] of Object.entries(figures)) {
-    console.log(`${name.padEnd(42)}${`${range(startup, 0)} ms`.padEnd(29)}${range(idle, 1)} MiB`)
+    console.log(`${name.padEnd(47)}${`${range(startup, 0)} ms ${over(startup, first!.startup, 0)}`.padEnd(35)}${range(idle, 1)} MiB ${over(idle, first!.idle, 1)}`)
   }
 }
 
@@ -163,7 +167,7 @@ async function listening (builds: Record<string, string>): Promise<void> {
   const results: Record<string, string[]> = Object.fromEntries(Object.keys(builds).map((name) => [name, []]))
   for (let round = 0; round < 3; round++) {
     for (const [name, main] of Object.entries(builds)) {
-      const service = await start([main])
+      const service = await start([...IMAGE_NODE_FLAGS, main])
       const { lastMs, unanswered } = await newConnectionsUnderLoad()
       results[name]!.push(unanswered > 0 ? `${unanswered} unanswered in 10 s` : `${lastMs} ms`)
       await stop(service)
@@ -178,9 +182,14 @@ const defaultCompilers = variant('default-compilers', {
   'lib/app.ts': (text) => text.replace('    schemaController: SCHEMA_CONTROLLER,\n', ''),
 }, (script) => script.replace(' --external:@fastify/ajv-compiler --external:@fastify/fast-json-stringify-compiler', ''))
 const acceptors = { '32 (shipped)': shipped, 8: withAcceptors(8), 1: withAcceptors(1) }
+/** The floor: a bare node:http server that answers every request with a constant. */
+const BARE = "require('node:http').createServer((request, response) => response.end('{}')).listen(process.env.PORT, process.env.HOST)"
 await startAndIdle({
-  'the bundle (shipped)': [shipped],
-  'the source, unbundled': ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'lib/process/main.ts'],
-  'a bundle with Fastify\'s default compilers': [defaultCompilers],
+  'bare node:http, a constant, no flags': ['-e', BARE],
+  'bare node:http, a constant, the image\'s flags': [...IMAGE_NODE_FLAGS, '-e', BARE],
+  'the bundle (shipped, the image\'s flags)': [...IMAGE_NODE_FLAGS, shipped],
+  'the bundle, no flags': [shipped],
+  'the source, unbundled': [...IMAGE_NODE_FLAGS, '--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'lib/process/main.ts'],
+  'a bundle with Fastify\'s default compilers': [...IMAGE_NODE_FLAGS, defaultCompilers],
 })
 await listening(acceptors)

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { Environment, setting, type Words } from '../schemas/config.ts'
+import { setting, VARIABLES, type Environment, type Words } from '../schemas/config.ts'
 import type { Level } from 'pino'
 import { DEFAULT_PROFILE_FILE } from './inventory/profile.ts'
 
@@ -56,8 +56,6 @@ export class ConfigError extends Error {
   }
 }
 
-const NAMES = Object.keys(Environment.properties) as Array<keyof Environment>
-
 /** Whether a value is one its variable accepts: its schema, and the range of a whole number. */
 function accepted (schema: TSchema & Words, value: string): boolean {
   if (!Value.Check(schema, value)) return false
@@ -71,15 +69,16 @@ function accepted (schema: TSchema & Words, value: string): boolean {
  * what is accepted. `adjusted` lists what the service changed from what it was given, and why.
  */
 export function loadConfig (env: NodeJS.ProcessEnv): Config {
-  const raw: Partial<Record<keyof Environment, string>> = {}
-  for (const name of NAMES) {
+  const values: Partial<Record<keyof Environment, string>> = {}
+  for (const name of VARIABLES) {
     const schema = setting(name)
     const value = env[name] ?? schema.default as string | undefined
     if (value === undefined) continue
     if (!accepted(schema, value)) throw ConfigError.invalid(name, name === 'REDIS_URL' ? withoutPassword(value) : value)
-    raw[name] = value
+    values[name] = value
   }
-  const given = raw as Environment
+  // Every variable with a default now has a value.
+  const given = values as Environment
   const hosts = allowedHosts(given.ALLOWED_HOSTS)
   // Tokens that protect nothing would give a false sense of safety.
   if (given.API_TOKENS_FILE !== undefined && given.LOGIN_REQUIRED !== 'true') {

@@ -82,5 +82,8 @@ export const Environment = Type.Object({
 
 export type Environment = Static<typeof Environment>
 
+/** Every variable's name, in the order of the declaration (and of `help` and the README). */
+export const VARIABLES = Object.keys(Environment.properties) as Array<keyof Environment>
+
 /** A variable's schema with its words. */
 export const setting = (name: keyof Environment) => Environment.properties[name] as unknown as TSchema & Words

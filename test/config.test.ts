@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { loadConfig } from '../lib/config.ts'
 import { help } from '../lib/process/help.ts'
-import { Environment, setting } from '../schemas/config.ts'
+import { setting, VARIABLES, type Environment } from '../schemas/config.ts'
 import { DEFAULT_PROFILE_FILE } from '../lib/inventory/profile.ts'
 
 t.test('defaults', async (t) => {
@@ -86,25 +86,23 @@ t.test('every variable, set', async (t) => {
 
 t.test('a bad value of each variable: its name, the value and what is accepted, in words', async (t) => {
   const WHOLE_MS = 'must be a whole number of milliseconds from 1 to 2147483647'
+  const URL_MUST = 'must be an absolute http or https URL with an optional path (no credentials, query or fragment)'
+  const PROXIES_MUST = 'must be a comma-separated list of IP addresses and CIDR ranges'
+  const HOSTS_MUST = 'must be a comma-separated list of host names, .domains (a domain and its subdomains), [IPv6] addresses, or *'
   const cases: Array<[NodeJS.ProcessEnv, string]> = [
     [{ PORT: 'abc' }, 'PORT must be a whole number from 0 to 65535; got "abc"'],
     [{ PORT: '70000' }, 'PORT must be a whole number from 0 to 65535; got "70000"'],
     [{ HOST: '' }, 'HOST must be an address or host name of this machine; got ""'],
     [{ PROFILE: '' }, 'PROFILE must be the path of a profile JSON file; got ""'],
     [{ PROFILE_WATCH: 'on' }, 'PROFILE_WATCH must be true or false; got "on"'],
-    [{ PUBLIC_URL: 'inventory.example.com' },
-      'PUBLIC_URL must be an absolute http or https URL with an optional path (no credentials, query or fragment); got "inventory.example.com"'],
-    [{ PUBLIC_URL: 'ftp://inventory.example.com' },
-      'PUBLIC_URL must be an absolute http or https URL with an optional path (no credentials, query or fragment); got "ftp://inventory.example.com"'],
-    [{ PUBLIC_URL: 'https://inventory.example.com/?a=1' },
-      'PUBLIC_URL must be an absolute http or https URL with an optional path (no credentials, query or fragment); got "https://inventory.example.com/?a=1"'],
-    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY must be a comma-separated list of IP addresses and CIDR ranges; got "10.0.0.0/33" ("10.0.0.0/33" is neither)'],
-    [{ TRUST_PROXY: 'proxy.local' }, 'TRUST_PROXY must be a comma-separated list of IP addresses and CIDR ranges; got "proxy.local" ("proxy.local" is neither)'],
-    [{ TRUST_PROXY: ' , ' }, 'TRUST_PROXY must be a comma-separated list of IP addresses and CIDR ranges; got " , " (none is given)'],
-    [{ ALLOWED_HOSTS: 'good.test,bad host' },
-      'ALLOWED_HOSTS must be a comma-separated list of host names, .domains (a domain and its subdomains), [IPv6] addresses, or *; got "good.test,bad host" ("bad host" is none of these)'],
-    [{ ALLOWED_HOSTS: ',' },
-      'ALLOWED_HOSTS must be a comma-separated list of host names, .domains (a domain and its subdomains), [IPv6] addresses, or *; got "," (none is given)'],
+    [{ PUBLIC_URL: 'inventory.example.com' }, `PUBLIC_URL ${URL_MUST}; got "inventory.example.com"`],
+    [{ PUBLIC_URL: 'ftp://inventory.example.com' }, `PUBLIC_URL ${URL_MUST}; got "ftp://inventory.example.com"`],
+    [{ PUBLIC_URL: 'https://inventory.example.com/?a=1' }, `PUBLIC_URL ${URL_MUST}; got "https://inventory.example.com/?a=1"`],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, `TRUST_PROXY ${PROXIES_MUST}; got "10.0.0.0/33" ("10.0.0.0/33" is neither)`],
+    [{ TRUST_PROXY: 'proxy.local' }, `TRUST_PROXY ${PROXIES_MUST}; got "proxy.local" ("proxy.local" is neither)`],
+    [{ TRUST_PROXY: ' , ' }, `TRUST_PROXY ${PROXIES_MUST}; got " , " (none is given)`],
+    [{ ALLOWED_HOSTS: 'good.test,bad host' }, `ALLOWED_HOSTS ${HOSTS_MUST}; got "good.test,bad host" ("bad host" is none of these)`],
+    [{ ALLOWED_HOSTS: ',' }, `ALLOWED_HOSTS ${HOSTS_MUST}; got "," (none is given)`],
     [{ PAGINATE_COUNT: '0' }, 'PAGINATE_COUNT must be a whole number from 1 up; got "0"'],
     [{ PAGINATE_COUNT: 'many' }, 'PAGINATE_COUNT must be a whole number from 1 up; got "many"'],
     [{ MAX_PAGE_SIZE: '-1' }, 'MAX_PAGE_SIZE must be a whole number from 1 up; got "-1"'],
@@ -134,7 +132,7 @@ t.test('a bad value of each variable: its name, the value and what is accepted, 
     t.throws(() => loadConfig(env), { name: 'ConfigError', message, exitCode: 2 }, message)
   }
   const tried = new Set(cases.flatMap(([env]) => Object.keys(env)))
-  t.same(Object.keys(Environment.properties).filter((name) => !tried.has(name)), [], 'every variable has its case')
+  t.same(VARIABLES.filter((name) => !tried.has(name)), [], 'every variable has its case')
 })
 
 t.test('a maximum page size below the default page size is raised to it, and said so', async (t) => {
@@ -149,12 +147,14 @@ t.test('help lists every variable with its default and what it accepts; the READ
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
   const table = readme.slice(readme.indexOf('| Variable | Default | Meaning |')).split('\n\n')[0]!.split('\n').slice(2)
   const rows = table.map((row) => /^\| `([A-Z_]+)` \| ([^|]+) \|/.exec(row)!.slice(1, 3) as [string, string])
-  t.same(rows.map(([name]) => name), Object.keys(Environment.properties), 'the same variables, in the same order')
+  t.same(rows.map(([name]) => name), VARIABLES, 'the same variables, in the same order')
   for (const [name, cell] of rows) {
-    const { default: fallback, unset, description, accepts } = setting(name as keyof Environment)
-    const when = fallback === undefined ? `unset: ${unset}` : `default: ${fallback}`
-    t.equal(cell, fallback === undefined ? when : `\`${fallback}\``, `${name}: the README's default`)
-    t.match(text, `\n  ${name.padEnd(22)}${when}\n      ${description}\n      accepts ${accepts}\n`, `${name}: help`)
+    const { default: fallback, unset } = setting(name as keyof Environment)
+    t.equal(cell, fallback === undefined ? `unset: ${unset}` : `\`${fallback}\``, `${name}: the README's default`)
+    t.match(text, `\n  ${name.padEnd(22)}${cell.replaceAll('`', '').replace(/^(?!unset)/, 'default: ')}\n`, `${name}: help says the same`)
   }
+  // Two entries whole, as a person reads them.
+  t.match(text, '\n  PORT                  default: 8080\n      TCP port to listen on; 0 picks a free one\n      accepts a whole number from 0 to 65535\n')
+  t.match(text, '\n  CACHE_MAX_MB          unset: an eighth of the heap limit, at most 16\n      MiB of rendered answers each process keeps\n      accepts a whole number from 1 up\n')
   t.match(text, '\n  capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>]\n')
 })

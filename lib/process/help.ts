@@ -1,10 +1,10 @@
-import { Environment, setting, type Environment as Variables } from '../../schemas/config.ts'
+import { setting, VARIABLES } from '../../schemas/config.ts'
 import { COMMANDS } from './command.ts'
 
 /** `help`: the commands and every environment variable, from the same declarations as the checks. */
 export function help (): string {
   const commands = Object.values(COMMANDS).map(({ usage, summary }) => `  ${usage}\n      ${summary}\n`)
-  const variables = (Object.keys(Environment.properties) as Array<keyof Variables>).map((name) => {
+  const variables = VARIABLES.map((name) => {
     const { default: fallback, unset, description, accepts } = setting(name)
     const when = fallback === undefined ? `unset: ${unset}` : `default: ${fallback}`
     return `  ${name.padEnd(22)}${when}\n      ${description}\n      accepts ${accepts}\n`

@@ -4,8 +4,9 @@ import { FastPath } from './answer/fast-path.ts'
 import { httpServerFactory } from './answer/http-server.ts'
 import { badUrlHandler, clientErrorHandler, installErrorAnswers } from './api/errors.ts'
 import { installHeaders } from './api/headers.ts'
-import { installHostCheck } from './api/hosts.ts'
+import { baseUrlOf, installHostCheck } from './api/hosts.ts'
 import { OtherMethods } from './api/other-methods.ts'
+import { Renderings } from './api/renderings.ts'
 import { lacksSlash, registerEndpoints, ROUTED_METHODS } from './api/routes.ts'
 import type { ApiTokens } from './api/tokens.ts'
 import type { Config } from './config.ts'
@@ -53,8 +54,10 @@ const SCHEMA_CONTROLLER = { compilersFactory: { buildValidator: noSchemaCompiler
 /** The service as a Fastify app on its own node:http server (see answer/http-server.ts). */
 export async function buildApp ({ config, served, tokens, metrics, logger }: AppOptions): Promise<FastifyInstance> {
   const access = { served, trustsProxies: config.trustProxy !== undefined, ...(tokens !== undefined && { tokens }) }
-  // Cache hits skip Fastify; with per-request logs on, every request goes through it to be logged.
-  const fastPath = config.accessLog ? undefined : new FastPath(access, metrics)
+  const baseUrl = baseUrlOf(config)
+  const renderings = new Renderings(served, config, baseUrl, ROUTER_OPTIONS)
+  // 200s skip Fastify; with per-request logs on, every request goes through it to be logged.
+  const fastPath = config.accessLog ? undefined : new FastPath(access, renderings, metrics)
   const lifecycle = new Lifecycle()
   const app = Fastify({
     serverFactory: httpServerFactory(config, lifecycle, fastPath),
@@ -77,10 +80,10 @@ export async function buildApp ({ config, served, tokens, metrics, logger }: App
   app.decorate('lifecycle', lifecycle)
   app.decorate('otherMethods', new OtherMethods(ROUTER_OPTIONS))
   installHeaders(app)
-  installHostCheck(app, config)
+  installHostCheck(app, baseUrl)
   installErrorAnswers(app, lacksSlash)
   probeRoutes(app, lifecycle)
   metrics?.install(app)
-  registerEndpoints(app, access, config)
+  registerEndpoints(app, access, renderings)
   return app
 }

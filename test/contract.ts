@@ -1,7 +1,8 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { declaredResponse, ENDPOINTS } from '../lib/api/endpoints.ts'
-import { pathPattern, routeUrls } from '../lib/api/routes.ts'
+import { routeUrls } from '../lib/api/renderings.ts'
+import { pathPattern } from '../lib/api/routes.ts'
 import { PROBE_PATHS } from '../lib/ops/probes.ts'
 import { Detail, Probe } from '../schemas/api.ts'
 

@@ -26,7 +26,7 @@ export interface RenderContext {
   readonly path: string
   readonly query: QueryParams
   /** The path's parameters, by the names in its template. */
-  readonly params: Readonly<Record<string, string>>
+  readonly params: Readonly<Record<string, string | undefined>>
   /** What an item's url has after its id: `/`, or `.json` for a suffixed request, then the request's `format` if any. */
   readonly itemTail: string
   readonly catalog: Catalog

@@ -14,36 +14,35 @@ declare module 'fastify' {
 }
 
 /** Every request but those of `anyHost` routes gets its base URL, or a 400 for a Host we refuse. */
-export function installHostCheck (app: FastifyInstance, config: Pick<Config, 'publicUrl' | 'allowedHosts'>): void {
-  const baseUrl = baseUrlOf(config)
+export function installHostCheck (app: FastifyInstance, baseUrl: BaseUrlOf): void {
   app.decorateRequest('baseUrl', '')
   app.addHook('onRequest', (request, reply, done) => {
     if (app.otherMethods.routeOf(request).config.anyHost === true) return done()
-    const base = baseUrl(request)
+    // Fastify's protocol is a trusted X-Forwarded-Proto as sent; only https counts as secure.
+    const base = baseUrl(hostOf(request), request.protocol === 'https' ? 'https' : 'http')
     if (base === undefined) return refuseHost(reply)
     request.baseUrl = base
     done()
   })
 }
 
-/** The scheme and authority (and any PUBLIC_URL path) that absolute URLs start with; undefined for a Host we refuse. */
-type BaseUrlOf = (request: FastifyRequest) => string | undefined
+/**
+ * The scheme and authority (and any PUBLIC_URL path) that absolute URLs start with, from the
+ * request's Host (or trusted X-Forwarded-Host) and protocol; undefined for a Host we refuse.
+ */
+export type BaseUrlOf = (host: string, protocol: 'http' | 'https') => string | undefined
 
 // The reference's host syntax check: it refuses anything else even when every host is allowed,
 // which also keeps a forged Host from writing characters into links that need escaping.
 const HOST_SYNTAX = /^([a-z0-9.-]+|\[[a-f0-9]*:[a-f0-9.:]+\])(:[0-9]+)?$/i
 
-function baseUrlOf (config: Pick<Config, 'publicUrl' | 'allowedHosts'>): BaseUrlOf {
+export function baseUrlOf (config: Pick<Config, 'publicUrl' | 'allowedHosts'>): BaseUrlOf {
   const { publicUrl, allowedHosts } = config
   const allowed = (host: string) => HOST_SYNTAX.test(host) && (allowedHosts === undefined || isAllowed(host, allowedHosts))
   if (publicUrl !== undefined) {
-    return allowedHosts === undefined ? () => publicUrl : (request) => allowed(hostOf(request)) ? publicUrl : undefined
+    return allowedHosts === undefined ? () => publicUrl : (host) => allowed(host) ? publicUrl : undefined
   }
-  return (request) => {
-    const host = hostOf(request)
-    if (!allowed(host)) return undefined
-    return (request.protocol === 'https' ? 'https://' : 'http://') + host
-  }
+  return (host, protocol) => allowed(host) ? `${protocol}://${host}` : undefined
 }
 
 /** Host (or trusted X-Forwarded-Host); an HTTP/1.0 request without one gets the address it reached, as the reference's SERVER_NAME. */

@@ -1,0 +1,116 @@
+import type { IncomingMessage } from 'node:http'
+import FindMyWay from 'find-my-way'
+import { etagOf, represent, type Representation } from '../answer/answer.ts'
+import type { Served } from '../inventory/served.ts'
+import type { PageSizes } from '../reference/pagination.ts'
+import { encodeQuery, lastValue, type QueryParams } from '../reference/query.ts'
+import { ENDPOINTS, type Endpoint } from './endpoints.ts'
+import { apiHeaders } from './headers.ts'
+import type { BaseUrlOf } from './hosts.ts'
+
+/** One route template of an endpoint (see routeUrls). */
+export interface EndpointRoute {
+  readonly url: string
+  readonly endpoint: Endpoint
+}
+
+/** What a 200 of an endpoint depends on besides the profile and the page sizes. */
+export interface Asked {
+  /** Scheme and host (or PUBLIC_URL) that absolute URLs start with. */
+  readonly base: string
+  /** The request URL as sent: its path and query. */
+  readonly url: string
+  readonly query: QueryParams
+  readonly params: Readonly<Record<string, string | undefined>>
+  /** See itemTailOf. */
+  readonly itemTail: string
+}
+
+// `format` selects a renderer in the reference: `api` (the browsable one, whose body here is
+// the same JSON) and `json`; an empty value selects none. Any other value is a 404 there.
+// Item urls carry the request's `format`: what follows an item's id, by that value.
+const ITEM_TAILS = new Map([['', '/?format='], ['api', '/?format=api'], ['json', '/?format=json']])
+
+/**
+ * What follows an item's id in its url, or undefined for a format the reference has no
+ * renderer for. A path's `.json` suffix wins over the `format` parameter, which item urls
+ * keep all the same (as the reference's reverse() keeps it).
+ */
+export function itemTailOf (pathFormat: string | undefined, format: string | undefined): string | undefined {
+  if (pathFormat === undefined) return format === undefined ? '/' : ITEM_TAILS.get(format)
+  if (pathFormat !== 'json') return undefined
+  return format === undefined ? '.json' : '.json?' + encodeQuery(new Map([['format', [format]]]))
+}
+
+/** The route templates of an endpoint: its path and, with `formatSuffix`, `<path>.<format>` with or without a slash. */
+export function routeUrls ({ path, formatSuffix }: Endpoint): string[] {
+  return formatSuffix === true ? [path, `${path.slice(0, -1)}.:format`, `${path.slice(0, -1)}.:format/`] : [path]
+}
+
+/** The path of a request URL as the router reads it: it ends at `?`, `;` or `#`. */
+const PATH = /^[^?;#]*/
+
+/**
+ * The 200s of the endpoints' GET and HEAD: from the cache, or rendered and offered to it. One
+ * pipeline for the fast path and Fastify's handlers alike, so that an answer is the same
+ * bytes whoever renders it, and whether or not it was cached.
+ */
+export class Renderings {
+  readonly #served: Served
+  readonly #sizes: PageSizes
+  /** Part of every tag: the same URL gives other pages under other sizes. */
+  readonly #pageSizes: string
+  readonly #baseUrl: BaseUrlOf
+  /** Every endpoint's routes, with the app's router options: a path reads here as Fastify's router reads it. */
+  readonly #routes: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>
+
+  constructor (served: Served, sizes: PageSizes, baseUrl: BaseUrlOf, routerOptions: FindMyWay.Config<FindMyWay.HTTPVersion.V1>) {
+    this.#served = served
+    this.#sizes = sizes
+    this.#pageSizes = `${sizes.paginateCount} ${sizes.maxPageSize}`
+    this.#baseUrl = baseUrl
+    this.#routes = FindMyWay(routerOptions)
+    for (const endpoint of ENDPOINTS) {
+      // find-my-way wants a handler; miss() uses find(), which never calls it.
+      /* c8 ignore next */
+      for (const url of routeUrls(endpoint)) this.#routes.on('GET', url, () => {}, { url, endpoint } satisfies EndpointRoute)
+    }
+  }
+
+  /**
+   * The representation of a request's 200: from the cache under `key` (undefined: not
+   * cacheable), or rendered, which throws the error of the catalogue a renderer finds.
+   */
+  representation ({ url, endpoint }: EndpointRoute, key: string | undefined, asked: Asked): Representation {
+    const { catalog, cache } = this.#served.current
+    const cached = key === undefined ? undefined : cache.get(key)
+    if (cached !== undefined) return cached
+    const path = PATH.exec(asked.url)![0]
+    const body = endpoint.render({ ...asked, path, catalog, sizes: this.#sizes })
+    const representation = represent(url, body, etagOf(catalog.digest, this.#pageSizes, asked.base, asked.url), apiHeaders(catalog))
+    if (key !== undefined) cache.set(key, representation)
+    return representation
+  }
+
+  /**
+   * The fast path's miss: the 200 of a GET or HEAD whose cache key is `key` (whose token has
+   * been checked), rendered as Fastify's handler would render it. undefined for anything
+   * else (another path, a refused Host or `format`, a renderer's error): Fastify answers that.
+   */
+  miss (request: IncomingMessage, key: string): Representation | undefined {
+    const url = request.url!
+    const found = this.#routes.find('GET', url)
+    if (found === null) return undefined
+    const query = found.searchParams as unknown as QueryParams
+    const itemTail = itemTailOf(found.params.format, lastValue(query, 'format'))
+    // The key is the Host, a space and the URL; without trusted forwarded headers (see
+    // cacheKeyOf) the protocol is the connection's: plain HTTP.
+    const base = this.#baseUrl(key.slice(0, key.length - url.length - 1), 'http')
+    if (itemTail === undefined || base === undefined) return undefined
+    try {
+      return this.representation(found.store as EndpointRoute, key, { base, url, query, params: found.params, itemTail })
+    } catch {
+      return undefined
+    }
+  }
+}

@@ -13,8 +13,7 @@
  *    and built with 8 and with 1. 200 keep-alive connections keep it busy with pipelined requests;
  *    then 300 new connections each ask once: how long until the last is answered.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
+import { execFileSync } from 'node:child_process'
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -22,9 +21,8 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { fetchRaw } from './fetch.ts'
 import { IMAGE_NODE_FLAGS } from './image.ts'
-import { median, rssMiB, waitFor200 } from './load.ts'
+import { BARE_SERVER, median, startServer, startsAndIdle, stopServer } from './load.ts'
 
 const { values: options } = parseArgs({
   options: {
@@ -63,38 +61,9 @@ const withAcceptors = (count: number) => variant(`acceptors-${count}`, {
   'lib/process/listen.ts': (text) => text.replace(/^export const ACCEPTORS = \d+$/m, `export const ACCEPTORS = ${count}`),
 })
 
-interface Started { child: ChildProcess, startupMs: number }
-
-/** Starts Node with these arguments (the image's flags and the entry point, for the service). */
-async function start (args: string[]): Promise<Started> {
-  const started = process.hrtime.bigint()
-  const child = spawn(options.node, args, {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-    stdio: 'inherit',
-  })
-  await waitFor200(child, PORT, '/api/status/')
-  return { child, startupMs: Number(process.hrtime.bigint() - started) / 1e6 }
-}
-
-async function stop ({ child }: Started): Promise<void> {
-  child.kill('SIGKILL')
-  await once(child, 'exit')
-}
-
-/** Start-up and idle RSS, starts alternating between the builds. */
+/** Start-up and idle RSS of each build, starts alternating, medians, each beside the first's. */
 async function startAndIdle (builds: Record<string, string[]>): Promise<void> {
-  const figures = Object.fromEntries(Object.keys(builds).map((name) => [name, { startup: [] as number[], idle: [] as number[] }]))
-  for (let i = 0; i < Number(options.starts); i++) {
-    for (const [name, args] of Object.entries(builds)) {
-      const service = await start(args)
-      for (const path of ['/api/status/', '/api/extras/object-types/', '/api/extras/object-types/7/']) await fetchRaw(PORT, path, 'bench.test')
-      await sleep(500)
-      figures[name]!.startup.push(service.startupMs)
-      figures[name]!.idle.push(rssMiB(service.child.pid!))
-      await stop(service)
-    }
-  }
+  const figures = await startsAndIdle(options.node, PORT, builds, Number(options.starts))
   console.log(`\n${options.starts} starts of each, alternating, medians (range); beside each, its median over the first's`)
   console.log('build                                          start-up to first 200              RSS idle after first answers')
   const range = (values: number[], digits: number) => `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`
@@ -167,10 +136,10 @@ async function listening (builds: Record<string, string>): Promise<void> {
   const results: Record<string, string[]> = Object.fromEntries(Object.keys(builds).map((name) => [name, []]))
   for (let round = 0; round < 3; round++) {
     for (const [name, main] of Object.entries(builds)) {
-      const service = await start([...IMAGE_NODE_FLAGS, main])
+      const service = await startServer(options.node, PORT, [...IMAGE_NODE_FLAGS, main])
       const { lastMs, unanswered } = await newConnectionsUnderLoad()
       results[name]!.push(unanswered > 0 ? `${unanswered} unanswered in 10 s` : `${lastMs} ms`)
-      await stop(service)
+      await stopServer(service)
     }
   }
   for (const [name, figures] of Object.entries(results)) console.log(`${name.padEnd(23)}${figures.join(', ')}`)
@@ -183,10 +152,9 @@ const defaultCompilers = variant('default-compilers', {
 }, (script) => script.replace(' --external:@fastify/ajv-compiler --external:@fastify/fast-json-stringify-compiler', ''))
 const acceptors = { '32 (shipped)': shipped, 8: withAcceptors(8), 1: withAcceptors(1) }
 /** The floor: a bare node:http server that answers every request with a constant. */
-const BARE = "require('node:http').createServer((request, response) => response.end('{}')).listen(process.env.PORT, process.env.HOST)"
 await startAndIdle({
-  'bare node:http, a constant, no flags': ['-e', BARE],
-  'bare node:http, a constant, the image\'s flags': [...IMAGE_NODE_FLAGS, '-e', BARE],
+  'bare node:http, a constant, no flags': BARE_SERVER,
+  'bare node:http, a constant, the image\'s flags': [...IMAGE_NODE_FLAGS, ...BARE_SERVER],
   'the bundle (shipped, the image\'s flags)': [...IMAGE_NODE_FLAGS, shipped],
   'the bundle, no flags': [shipped],
   'the source, unbundled': [...IMAGE_NODE_FLAGS, '--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'lib/process/main.ts'],

@@ -1,8 +1,10 @@
 /** What the benchmarks share: the load generator, process figures from /proc, medians. */
-import { execFileSync, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { fetchRaw } from './fetch.ts'
 import { IMAGE_NODE_FLAGS } from './image.ts'
@@ -149,3 +151,44 @@ export function load ({ port, path, seconds, connections, threads = 1, core, hea
 
 /** The built service, the bundle the image ships (dist/service/main.js), after the image's Node flags. */
 export const SERVICE = [...IMAGE_NODE_FLAGS, fileURLToPath(new URL('../service/main.js', import.meta.url))]
+
+/** A bare node:http server answering every request with a constant: the floor of start-up and memory. */
+export const BARE_SERVER = ['-e', "require('node:http').createServer((request, response) => response.end('{}')).listen(process.env.PORT, process.env.HOST)"]
+
+export interface Started { child: ChildProcess, startupMs: number }
+
+/** Starts `node` with these arguments (in the project's folder) on 127.0.0.1:port: from spawn to its first 200 of /api/status/. */
+export async function startServer (node: string, port: number, args: string[]): Promise<Started> {
+  const started = process.hrtime.bigint()
+  const child = spawn(node, args, {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdio: 'inherit',
+  })
+  await waitFor200(child, port, '/api/status/')
+  return { child, startupMs: Number(process.hrtime.bigint() - started) / 1e6 }
+}
+
+export async function stopServer ({ child }: Started): Promise<void> {
+  child.kill('SIGKILL')
+  await once(child, 'exit')
+}
+
+/** The service's first answers, asked of every build before its idle RSS is read. */
+const FIRST_ANSWERS = ['/api/status/', '/api/extras/object-types/', '/api/extras/object-types/7/']
+
+/** Start-up and RSS idle after the first answers of each build (Node arguments), starts alternating between them. */
+export async function startsAndIdle (node: string, port: number, builds: Record<string, string[]>, starts: number) {
+  const figures = Object.fromEntries(Object.keys(builds).map((name) => [name, { startup: [] as number[], idle: [] as number[] }]))
+  for (let i = 0; i < starts; i++) {
+    for (const [name, args] of Object.entries(builds)) {
+      const server = await startServer(node, port, args)
+      for (const path of FIRST_ANSWERS) await fetchPage(port, path)
+      await sleep(500)
+      figures[name]!.startup.push(server.startupMs)
+      figures[name]!.idle.push(rssMiB(server.child.pid!))
+      await stopServer(server)
+    }
+  }
+  return figures
+}

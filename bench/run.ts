@@ -1,6 +1,10 @@
 /**
  * Side-by-side benchmark: the service against a bare node:http server that writes the
- * same bytes from memory (the ceiling for Node.js). Prints figures; asserts nothing.
+ * same bytes from memory (the ceiling for Node.js), each figure beside the bare server's:
+ * start-up and idle memory (against a bare server answering a constant), requests per second
+ * and CPU per request for each case, the memory of 1000 idle keep-alive connections, and the
+ * most memory under load, the last case being 1000 connections of new queries. Prints
+ * figures; asserts nothing.
  *
  *   npm run bench [-- --rounds 5 --seconds 5 --connections 50 --only status --metrics --node <binary>]
  */
@@ -10,7 +14,9 @@ import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { fetchRaw } from './fetch.ts'
 import { IMAGE_NODE_FLAGS } from './image.ts'
-import { cpuMicros, fetchPage, HOST, load, median, peakRssMiB, pinned, rssMiB, SERVICE, TASKSET, UNIQUE_SUFFIX, waitFor200, WRK } from './load.ts'
+import { connect, type Socket } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { BARE_SERVER, cpuMicros, fetchPage, HOST, load, median, peakRssMiB, pinned, rssMiB, SERVICE, startsAndIdle, TASKSET, UNIQUE_SUFFIX, waitFor200, WRK } from './load.ts'
 
 const nodeVersion = (binary: string) => execFileSync(binary, ['--version']).toString().trim()
 
@@ -19,6 +25,8 @@ const { values: options } = parseArgs({
     rounds: { type: 'string', default: '5' },
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
+    /** Starts of the service and of a bare server, alternating, for start-up and idle memory. */
+    starts: { type: 'string', default: '5' },
     /** Only the cases whose name contains this. */
     only: { type: 'string', default: '' },
     /** The service with METRICS=true. */
@@ -49,10 +57,13 @@ const CASES: Record<string, string> = {
  * these with the canonical page (see reference-server.ts): same size, no rendering.
  */
 const UNCACHED_CASE = 'uncached page (new query each time)'
+/** The same with 1000 connections: the load whose memory a container's limit must hold. */
+const MANY_CONNECTIONS_CASE = 'uncached page, 1000 connections'
+const MANY = 1000
 /** The canonical page revalidated: If-None-Match with its tag, answered 304 with no body. */
 const NOT_MODIFIED_CASE = 'not modified (304 of the canonical page)'
 
-interface Case { path: string, headers?: string[], notModified?: boolean }
+interface Case { path: string, headers?: string[], notModified?: boolean, connections?: number }
 
 function startService (): ChildProcess {
   const [command, ...args] = pinned('1', [options.node, ...SERVICE])
@@ -72,15 +83,31 @@ interface Figures { rps: number, p50: number, p99: number, cpuPerRequest: number
 
 function measure (pid: number, port: number, benchCase: Case): Figures {
   const before = cpuMicros(pid)
-  const { requests, rps, p50, p99, errors } = load({ port, ...benchCase, seconds: SECONDS, connections: CONNECTIONS, core: '0' })
+  const { requests, rps, p50, p99, errors } = load({ connections: CONNECTIONS, ...benchCase, port, seconds: SECONDS, core: '0' })
   return { rps, p50, p99, cpuPerRequest: (cpuMicros(pid) - before) / requests, errors }
 }
 
+/** RSS taken by `count` keep-alive connections that each had one answer and then wait, in MiB. */
+async function idleConnectionsMiB (pid: number, port: number, count: number): Promise<number> {
+  const before = rssMiB(pid)
+  const sockets = await Promise.all(Array.from({ length: count }, () => new Promise<Socket>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(`GET /api/status/ HTTP/1.1\r\nHost: ${HOST}\r\n\r\n`))
+    socket.once('data', () => resolve(socket))
+    socket.on('error', reject)
+  })))
+  await sleep(500)
+  const taken = rssMiB(pid) - before
+  for (const socket of sockets) socket.destroy()
+  return taken
+}
+
+const beside = (ours: number, theirs: number, unit: string, digits = 1) =>
+  `${ours.toFixed(digits)} ${unit} against ${theirs.toFixed(digits)} ${unit}: ${ours - theirs >= 0 ? '+' : ''}${(ours - theirs).toFixed(digits)} ${unit}, ${(ours / theirs).toFixed(2)}x`
+
 async function main (): Promise<void> {
-  const started = process.hrtime.bigint()
+  const starts = await startsAndIdle(options.node, SERVICE_PORT, { service: SERVICE, bare: BARE_SERVER }, Number(options.starts))
   const service = startService()
   await waitFor200(service, SERVICE_PORT, '/api/status/')
-  const startupMs = Number(process.hrtime.bigint() - started) / 1e6
 
   const reference = startReference()
   await waitFor200(reference, REFERENCE_PORT, '/api/status/').catch((error: unknown) => {
@@ -93,17 +120,22 @@ async function main (): Promise<void> {
   }
 
   const rssBefore = rssMiB(service.pid!)
+  // Before any load: afterwards each process has room in its heap for them.
+  const [connections, bareConnections] = [await idleConnectionsMiB(service.pid!, SERVICE_PORT, MANY), await idleConnectionsMiB(reference.pid!, REFERENCE_PORT, MANY)]
   console.log(`load generator: ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s per server and case,` +
     ` ${TASKSET ? 'servers on core 1, load on core 0' : 'not pinned (no taskset or one core)'}; node ${nodeVersion(options.node)}` +
     `, the service with the image's ${IMAGE_NODE_FLAGS.join(' ')}` +
     (options.metrics ? '; service with METRICS=true' : ''))
-  console.log(`start-up to first 200: ${startupMs.toFixed(0)} ms`)
+  console.log(`bare: a bare node:http server, writing a constant for start-up and idle memory (${options.starts} starts each, alternating, medians), the service's bytes for the rest`)
+  console.log(`start-up to first 200: ${beside(median(starts.service!.startup), median(starts.bare!.startup), 'ms', 0)}`)
+  console.log(`RSS idle after the first answers: ${beside(median(starts.service!.idle), median(starts.bare!.idle), 'MiB')}`)
+  console.log(`${MANY} idle keep-alive connections: ${beside(connections, bareConnections, 'MiB')} (${(connections * 1024 / MANY).toFixed(1)} and ${(bareConnections * 1024 / MANY).toFixed(1)} KiB each)`)
   for (const path of Object.values(CASES)) {
     load({ port: SERVICE_PORT, path, seconds: 1, connections: CONNECTIONS, core: '0' })
     load({ port: REFERENCE_PORT, path, seconds: 1, connections: CONNECTIONS, core: '0' })
   }
 
-  const header = ['case', 'service rps', 'ref rps', 'ratio', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'errors']
+  const header = ['case', 'service rps', 'ref rps', 'ratio', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'errors (ref)']
   const rows: string[][] = [header]
   const cases: Array<[string, Case]> = Object.entries(CASES).map(([name, path]) => [name, { path }])
   const { etag } = (await fetchPage(SERVICE_PORT, CANONICAL)).headers
@@ -112,8 +144,12 @@ async function main (): Promise<void> {
   }
   cases.push([NOT_MODIFIED_CASE, { path: CANONICAL, headers: [`If-None-Match: ${etag}`], notModified: true }])
   // autocannon's command line cannot vary the query per request.
-  if (WRK) cases.push([UNCACHED_CASE, { path: CANONICAL + UNIQUE_SUFFIX }])
-  else console.log(`(${UNCACHED_CASE}: needs wrk)`)
+  if (WRK) {
+    cases.push([UNCACHED_CASE, { path: CANONICAL + UNIQUE_SUFFIX }])
+    cases.push([MANY_CONNECTIONS_CASE, { path: CANONICAL + UNIQUE_SUFFIX, connections: MANY }])
+  } else {
+    console.log(`(${UNCACHED_CASE}, ${MANY_CONNECTIONS_CASE}: need wrk)`)
+  }
   for (const [name, benchCase] of cases.filter(([name]) => name.includes(options.only))) {
     const ours: Figures[] = []
     const theirs: Figures[] = []
@@ -134,12 +170,12 @@ async function main (): Promise<void> {
       m(ours, 'p50').toFixed(2), m(ours, 'p99').toFixed(2), m(theirs, 'p99').toFixed(2),
       m(ours, 'cpuPerRequest').toFixed(1), m(theirs, 'cpuPerRequest').toFixed(1),
       (m(ours, 'cpuPerRequest') / m(theirs, 'cpuPerRequest')).toFixed(2) + 'x',
-      String(ours.reduce((sum, f) => sum + f.errors, 0) + theirs.reduce((sum, f) => sum + f.errors, 0)),
+      `${ours.reduce((sum, f) => sum + f.errors, 0)} (${theirs.reduce((sum, f) => sum + f.errors, 0)})`,
     ])
   }
   const widths = header.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))
   for (const row of rows) console.log(row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)).join('  '))
-  console.log(`service RSS: ${rssBefore.toFixed(1)} MiB idle after its first answers, ${peakRssMiB(service.pid!).toFixed(1)} MiB at most under load, ${rssMiB(service.pid!).toFixed(1)} MiB after`)
+  console.log(`RSS at most under load: ${beside(peakRssMiB(service.pid!), peakRssMiB(reference.pid!), 'MiB')}; the service's ${rssBefore.toFixed(1)} MiB before the load, ${rssMiB(service.pid!).toFixed(1)} MiB after`)
 
   service.kill('SIGTERM')
   reference.kill('SIGTERM')

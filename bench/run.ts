@@ -6,7 +6,7 @@
  * most memory under load, the last case being 1000 connections of new queries. Prints
  * figures; asserts nothing.
  *
- *   npm run bench [-- --rounds 5 --seconds 5 --connections 50 --only status --metrics --node <binary>]
+ *   npm run bench [-- --rounds 5 --seconds 5 --connections 50 --starts 5 --only status --metrics --node <binary>]
  */
 import { once } from 'node:events'
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
@@ -75,7 +75,7 @@ function startService (): ChildProcess {
 
 function startReference (): ChildProcess {
   const script = fileURLToPath(new URL('reference-server.js', import.meta.url))
-  const [command, ...args] = pinned('1', [options.node, script, String(REFERENCE_PORT), String(SERVICE_PORT), HOST, ...Object.values(CASES)])
+  const [command, ...args] = pinned('1', [options.node, ...IMAGE_NODE_FLAGS, script, String(REFERENCE_PORT), String(SERVICE_PORT), HOST, ...Object.values(CASES)])
   return spawn(command!, args, { stdio: 'inherit' })
 }
 
@@ -105,7 +105,7 @@ const beside = (ours: number, theirs: number, unit: string, digits = 1) =>
   `${ours.toFixed(digits)} ${unit} against ${theirs.toFixed(digits)} ${unit}: ${ours - theirs >= 0 ? '+' : ''}${(ours - theirs).toFixed(digits)} ${unit}, ${(ours / theirs).toFixed(2)}x`
 
 async function main (): Promise<void> {
-  const starts = await startsAndIdle(options.node, SERVICE_PORT, { service: SERVICE, bare: BARE_SERVER }, Number(options.starts))
+  const starts = await startsAndIdle(options.node, SERVICE_PORT, { service: SERVICE, bare: [...IMAGE_NODE_FLAGS, ...BARE_SERVER] }, Number(options.starts))
   const service = startService()
   await waitFor200(service, SERVICE_PORT, '/api/status/')
 
@@ -124,7 +124,7 @@ async function main (): Promise<void> {
   const [connections, bareConnections] = [await idleConnectionsMiB(service.pid!, SERVICE_PORT, MANY), await idleConnectionsMiB(reference.pid!, REFERENCE_PORT, MANY)]
   console.log(`load generator: ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s per server and case,` +
     ` ${TASKSET ? 'servers on core 1, load on core 0' : 'not pinned (no taskset or one core)'}; node ${nodeVersion(options.node)}` +
-    `, the service with the image's ${IMAGE_NODE_FLAGS.join(' ')}` +
+    `, both with the image's ${IMAGE_NODE_FLAGS.join(' ')}` +
     (options.metrics ? '; service with METRICS=true' : ''))
   console.log(`bare: a bare node:http server, writing a constant for start-up and idle memory (${options.starts} starts each, alternating, medians), the service's bytes for the rest`)
   console.log(`start-up to first 200: ${beside(median(starts.service!.startup), median(starts.bare!.startup), 'ms', 0)}`)

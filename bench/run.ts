@@ -53,10 +53,15 @@ const CASES: Record<string, string> = {
 }
 /**
  * The uncached path: every request a new query (`&n=<counter>`, counted by a wrk script),
- * so each one is rendered and pushes the bounded cache to evict. The reference answers
- * these with the canonical page (see reference-server.ts): same size, no rendering.
+ * so each one is rendered and offered to the bounded cache. The reference answers each with
+ * what it fetched for the URL without the counter (see reference-server.ts): the same bytes
+ * but for the links' counter, and no rendering.
  */
-const UNCACHED_CASE = 'uncached page (new query each time)'
+const UNCACHED: Record<string, string> = {
+  'uncached page (new query each time)': CANONICAL,
+  'uncached small page (limit=5)': '/api/extras/object-types/?limit=5&offset=50',
+  'uncached status': '/api/status/?format=json',
+}
 /** The same with 1000 connections: the load whose memory a container's limit must hold. */
 const MANY_CONNECTIONS_CASE = 'uncached page, 1000 connections'
 const MANY = 1000
@@ -75,7 +80,7 @@ function startService (): ChildProcess {
 
 function startReference (): ChildProcess {
   const script = fileURLToPath(new URL('reference-server.js', import.meta.url))
-  const [command, ...args] = pinned('1', [options.node, ...IMAGE_NODE_FLAGS, script, String(REFERENCE_PORT), String(SERVICE_PORT), HOST, ...Object.values(CASES)])
+  const [command, ...args] = pinned('1', [options.node, ...IMAGE_NODE_FLAGS, script, String(REFERENCE_PORT), String(SERVICE_PORT), HOST, ...Object.values(CASES), ...Object.values(UNCACHED)])
   return spawn(command!, args, { stdio: 'inherit' })
 }
 
@@ -145,10 +150,10 @@ async function main (): Promise<void> {
   cases.push([NOT_MODIFIED_CASE, { path: CANONICAL, headers: [`If-None-Match: ${etag}`], notModified: true }])
   // autocannon's command line cannot vary the query per request.
   if (WRK) {
-    cases.push([UNCACHED_CASE, { path: CANONICAL + UNIQUE_SUFFIX }])
+    for (const [name, path] of Object.entries(UNCACHED)) cases.push([name, { path: path + UNIQUE_SUFFIX }])
     cases.push([MANY_CONNECTIONS_CASE, { path: CANONICAL + UNIQUE_SUFFIX, connections: MANY }])
   } else {
-    console.log(`(${UNCACHED_CASE}, ${MANY_CONNECTIONS_CASE}: need wrk)`)
+    console.log(`(${Object.keys(UNCACHED).join(', ')}, ${MANY_CONNECTIONS_CASE}: need wrk)`)
   }
   for (const [name, benchCase] of cases.filter(([name]) => name.includes(options.only))) {
     const ours: Figures[] = []

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { represent, type Representation } from '../lib/answer/answer.ts'
-import { ResponseCache } from '../lib/answer/cache.ts'
+import { ENTRY_OVERHEAD_BYTES, ResponseCache } from '../lib/answer/cache.ts'
 import { build, get } from './helper.ts'
 
 const NO_HEADERS = { endpoint: [], notModified: [] }
@@ -19,7 +19,7 @@ t.test('a page is kept the second time it is asked for, as one Buffer of its own
   t.equal(app.served.current.cache.bytes, 0, 'asked for once: not kept')
   t.equal((await get(app, '/api/extras/object-types/?limit=50&offset=50')).body, first.body)
   const bytes = app.served.current.cache.bytes
-  t.equal(bytes, KEY.length + first.rawPayload.length + 1024, 'asked for again: kept (key, body, overhead)')
+  t.equal(bytes, KEY.length + first.rawPayload.length + ENTRY_OVERHEAD_BYTES, 'asked for again: kept (key, body, overhead)')
   const again = await get(app, '/api/extras/object-types/?limit=50&offset=50')
   t.equal(again.body, first.body)
   t.equal(app.served.current.cache.bytes, bytes, 'a hit adds nothing')
@@ -110,10 +110,11 @@ t.test('scan resistance: 100 000 new queries do not push out 20 pages asked for 
 
 t.test('once full, the cache keeps one newcomer in 64, and always has room for the first', async (t) => {
   const page = represent('/', [Buffer.alloc(1000)], '"a"', NO_HEADERS)
-  // 100 entries of 5 + 1000 + 1024 bytes (key, body, overhead).
-  const cache = new ResponseCache(100 * 2029)
+  // 100 entries of a 5-byte key and a 1000-byte body.
+  const entry = 5 + 1000 + ENTRY_OVERHEAD_BYTES
+  const cache = new ResponseCache(100 * entry)
   for (let i = 0; i < 100; i++) admit(cache, `k${String(i).padStart(4, '0')}`, page)
-  t.same([cache.bytes, cache.stats.admissions, cache.stats.evictions], [100 * 2029, 100, 0], 'filled, nothing evicted')
+  t.same([cache.bytes, cache.stats.admissions, cache.stats.evictions], [100 * entry, 100, 0], 'filled, nothing evicted')
   for (let i = 0; i < 12_800; i++) admit(cache, `n${i.toString(36).padStart(4, '0')}`, page)
   const kept = cache.stats.admissions - 100
   // Binomial(12 800, 1/64): 200 expected, standard deviation 14.
@@ -123,7 +124,7 @@ t.test('once full, the cache keeps one newcomer in 64, and always has room for t
 
 t.test('once full, the cache keeps a page missed for the eighth time, and not before unless by chance', async (t) => {
   const page = represent('/', [Buffer.alloc(1000)], '"a"', NO_HEADERS)
-  const cache = new ResponseCache(3 * 2025)
+  const cache = new ResponseCache(3 * (1 + 1000 + ENTRY_OVERHEAD_BYTES))
   for (const key of ['a', 'b', 'c']) admit(cache, key, page)
   const random = Math.random
   t.teardown(() => { Math.random = random })
@@ -141,8 +142,8 @@ t.test('once full, the cache keeps a page missed for the eighth time, and not be
 
 t.test('when every older entry was asked for again, the newest one goes', async (t) => {
   const page = represent('/', [Buffer.alloc(1000)], '"a"', NO_HEADERS)
-  // Three entries of 1 + 1000 + 1024 bytes (key, body, overhead).
-  const cache = new ResponseCache(3 * 2025)
+  // Three entries of a 1-byte key and a 1000-byte body.
+  const cache = new ResponseCache(3 * (1 + 1000 + ENTRY_OVERHEAD_BYTES))
   for (const key of ['a', 'b', 'c']) admit(cache, key, page)
   for (const key of ['a', 'b', 'c']) cache.get(key)
   // Full: keep offering until one newcomer is kept (by chance, or at its eighth miss).

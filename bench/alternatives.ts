@@ -7,8 +7,8 @@
  * 1. A bare node:http server answering a constant (the floor), the shipped bundle with and
  *    without the image's Node flags, the same source run unbundled (Node strips its types), and a
  *    bundle whose Fastify loads its default schema compilers (lib/app.ts gives it compilers that
- *    refuse): start-up to the first 200 and RSS idle after the first answers, starts alternating,
- *    medians, each beside the bare server's.
+ *    refuse): start-up to the first 200, RSS idle after the first 200s and after an error answer
+ *    too (which builds Fastify), starts alternating, medians, each beside the bare server's.
  * 2. The listening sockets (lib/process/listen.ts): the service as shipped, with 32 per address,
  *    and built with 8 and with 1. 200 keep-alive connections keep it busy with pipelined requests;
  *    then 300 new connections each ask once: how long until the last is answered.
@@ -65,12 +65,13 @@ const withAcceptors = (count: number) => variant(`acceptors-${count}`, {
 async function startAndIdle (builds: Record<string, string[]>): Promise<void> {
   const figures = await startsAndIdle(options.node, PORT, builds, Number(options.starts))
   console.log(`\n${options.starts} starts of each, alternating, medians (range); beside each, its median over the first's`)
-  console.log('build                                          start-up to first 200              RSS idle after first answers')
+  console.log('build                                          start-up to first 200              RSS idle after first 200s      after an error too (Fastify built)')
   const range = (values: number[], digits: number) => `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`
   const [first] = Object.values(figures)
   const over = (values: number[], base: number[], digits: number) => `${median(values) - median(base) >= 0 ? '+' : ''}${(median(values) - median(base)).toFixed(digits)}`
-  for (const [name, { startup, idle }] of Object.entries(figures)) {
-    console.log(`${name.padEnd(47)}${`${range(startup, 0)} ms ${over(startup, first!.startup, 0)}`.padEnd(35)}${range(idle, 1)} MiB ${over(idle, first!.idle, 1)}`)
+  for (const [name, { startup, idle, afterError }] of Object.entries(figures)) {
+    console.log(`${name.padEnd(47)}${`${range(startup, 0)} ms ${over(startup, first!.startup, 0)}`.padEnd(35)}` +
+      `${`${range(idle, 1)} MiB ${over(idle, first!.idle, 1)}`.padEnd(31)}${range(afterError, 1)} MiB ${over(afterError, first!.afterError, 1)}`)
   }
 }
 

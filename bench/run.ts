@@ -133,7 +133,8 @@ async function main (): Promise<void> {
     (options.metrics ? '; service with METRICS=true' : ''))
   console.log(`bare: a bare node:http server, writing a constant for start-up and idle memory (${options.starts} starts each, alternating, medians), the service's bytes for the rest`)
   console.log(`start-up to first 200: ${beside(median(starts.service!.startup), median(starts.bare!.startup), 'ms', 0)}`)
-  console.log(`RSS idle after the first answers: ${beside(median(starts.service!.idle), median(starts.bare!.idle), 'MiB')}`)
+  console.log(`RSS idle after the first answers (200s): ${beside(median(starts.service!.idle), median(starts.bare!.idle), 'MiB')}`)
+  console.log(`RSS idle after an error answer too (Fastify built): ${beside(median(starts.service!.afterError), median(starts.bare!.afterError), 'MiB')}`)
   console.log(`${MANY} idle keep-alive connections: ${beside(connections, bareConnections, 'MiB')} (${(connections * 1024 / MANY).toFixed(1)} and ${(bareConnections * 1024 / MANY).toFixed(1)} KiB each)`)
   for (const path of Object.values(CASES)) {
     load({ port: SERVICE_PORT, path, seconds: 1, connections: CONNECTIONS, core: '0' })

@@ -23,7 +23,8 @@ import { until } from './wait.ts'
 const ROOT = new URL('..', import.meta.url).pathname
 const image = await mkdtemp(join(tmpdir(), 'inventory-bundle-'))
 t.teardown(() => rm(image, { recursive: true, force: true }))
-await promisify(execFile)('npm', ['run', '--silent', 'bundle', '--', `--outdir=${join(image, 'dist/service')}`], { cwd: ROOT, timeout: 60_000 })
+const META = join(image, 'dist/meta.json')
+await promisify(execFile)('npm', ['run', '--silent', 'bundle', '--', `--outdir=${join(image, 'dist/service')}`, `--metafile=${META}`], { cwd: ROOT, timeout: 60_000 })
 await cp(join(ROOT, 'data'), join(image, 'data'), { recursive: true })
 await cp(join(ROOT, 'package.json'), join(image, 'package.json'))
 
@@ -66,6 +67,20 @@ t.test('the bundle, alone with the profile and package.json, answers byte for by
   const captured = await command(['capture', `http://127.0.0.1:${bundle.port}`], {}, { script: join(image, 'dist/service/main.js') })
   t.equal(captured.code, 0, captured.stderr)
   t.equal(JSON.parse(captured.stdout).objectTypes.length, 163)
+})
+
+t.test('serving loads no Fastify: its chunk is imported only when the first request needs it', async (t) => {
+  interface Output { entryPoint?: string, inputs: Record<string, unknown>, imports: Array<{ path: string, kind: string }> }
+  const outputs: Record<string, Output> = JSON.parse(await readFile(META, 'utf8')).outputs
+  const chunkOf = (entryPoint: string) => Object.keys(outputs).find((file) => outputs[file]!.entryPoint === entryPoint)!
+  // What the server chunk loads before it runs: itself and its static imports, transitively.
+  const loaded = new Set([chunkOf('lib/process/server.ts')])
+  for (const file of loaded) {
+    for (const { path, kind } of outputs[file]!.imports) if (kind === 'import-statement' && path in outputs) loaded.add(path)
+  }
+  const fastify = (file: string) => Object.keys(outputs[file]!.inputs).filter((input) => input.includes('node_modules/fastify/'))
+  t.same([...loaded].flatMap(fastify), [], 'none of Fastify in what starting the service loads')
+  t.ok(fastify(chunkOf('lib/app.ts')).length > 10, 'all of it in the app\'s chunk')
 })
 
 t.test('npm start and the image start the service with the Node flags the benchmarks use', async (t) => {

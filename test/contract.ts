@@ -9,7 +9,7 @@ import { Detail, Probe } from '../schemas/api.ts'
 const ROUTES = ENDPOINTS.flatMap((endpoint) => routeUrls(endpoint).map((url) => ({ endpoint, pattern: pathPattern(url) })))
 /** What any path may answer that no route declares: redirects, 404s, a refused Host, requests Node refuses. */
 const UNROUTED_STATUSES = new Set([301, 400, 404, 408, 417, 431])
-/** What Node answers before any route sees the request (see clientErrorHandler in errors.ts). */
+/** What Node answers before any route sees the request (see answerClientError in errors.ts). */
 const REFUSED_BY_NODE = new Set([408, 417, 431])
 
 /** The schema the service declares for this answer; undefined for one without a body (a 304). */

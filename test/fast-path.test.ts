@@ -1,7 +1,10 @@
 import t, { type Test } from 'tap'
 import fc from 'fast-check'
+import { writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { pino } from 'pino'
+import { PROBE_PATHS } from '../lib/ops/probes.ts'
 import { build } from './helper.ts'
 import { exchange } from './http.ts'
 import { method, path, query } from './requests.ts'
@@ -12,12 +15,12 @@ const MIDDLEWARE = 'api-version: 4\\.3\r\nx-content-type-options: nosniff\r\nref
 const GET = (path: string, host = 'inventory.test', extra = '') => `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${extra}\r\n`
 
 /** The service listening on a real socket, with a count of the requests that entered Fastify. */
-async function countingFastify (t: Test): Promise<{ port: number, entered: () => number }> {
-  const { app } = await build(t)
+async function countingFastify (t: Test, env: NodeJS.ProcessEnv = {}): Promise<{ port: number, entered: () => number }> {
+  const { app, service } = await build(t, { env })
   let entered = 0
   app.addHook('onRequest', (_request, _reply, done) => { entered++; done() })
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  return { port: (app.server.address() as AddressInfo).port, entered: () => entered }
+  await service.listen(0, '127.0.0.1')
+  return { port: (service.server.address() as AddressInfo).port, entered: () => entered }
 }
 
 t.test('a GET or HEAD answered with a 200 never enters Fastify, the first time or after; anything else does', async (t) => {
@@ -41,6 +44,24 @@ t.test('a GET or HEAD answered with a 200 never enters Fastify, the first time o
   t.equal(entered(), 5, 'errors and redirects are answered by Fastify')
 })
 
+t.test('the probes are answered before Fastify, whatever the Host, none, and the tokens say; with a query by Fastify, the same', async (t) => {
+  const tokens = join(t.testdir(), 'tokens')
+  writeFileSync(tokens, 'the-token\n')
+  const { port, entered } = await countingFastify(t, { ALLOWED_HOSTS: 'inventory.test', LOGIN_REQUIRED: 'true', API_TOKENS_FILE: tokens })
+  const [alive, ready, head, noHost] = await exchange(port, [GET('/healthz', '10.1.2.3:8080'), GET('/readyz', 'evil.test'),
+    'HEAD /readyz HTTP/1.1\r\nHost: 10.1.2.3\r\n\r\n', 'GET /readyz HTTP/1.0\r\n\r\n'])
+  const PROBE = 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nvary: Accept\r\ncontent-length: '
+  const KEPT = 'Connection: keep-alive\r\nKeep-Alive: timeout=72\r\n\r\n'
+  t.equal(alive, `${PROBE}15\r\n${KEPT}{"status":"ok"}`)
+  t.equal(ready, `${PROBE}18\r\n${KEPT}{"status":"ready"}`)
+  t.equal(head, `${PROBE}18\r\n${KEPT}`, 'HEAD: the same headers, no body')
+  t.equal(noHost, `${PROBE}18\r\nConnection: close\r\n\r\n{"status":"ready"}`, 'without Host (HTTP/1.0)')
+  t.equal(entered(), 0, 'Fastify saw none of them')
+  const [queried] = await exchange(port, [GET('/readyz?from=lb', '10.1.2.3')])
+  t.equal(queried, ready, 'what only the router reads as the probe\'s path: the same answer, from Fastify')
+  t.equal(entered(), 1)
+})
+
 t.test('a 200 rendered before Fastify is the one Fastify renders, byte for byte', async (t) => {
   const { port: fast, entered } = await countingFastify(t)
   // ACCESS_LOG sends every request through Fastify (its log is a hook): no fast path.
@@ -55,8 +76,8 @@ t.test('a 200 rendered before Fastify is the one Fastify renders, byte for byte'
     const before = entered()
     const [[ours], [theirs]] = await Promise.all([exchange(fast, [request]), exchange(throughFastify, [request])])
     if (ours !== theirs) throw new Error(`${JSON.stringify(request)}:\n${ours}\n---\n${theirs}`)
-    // The probes' 200s are Fastify's routes; every 200 under /api/ is an endpoint's.
-    if (!ours!.startsWith('HTTP/1.1 200 ') || !url.startsWith('/api/')) return
+    // Every 200 under /api/ is an endpoint's, answered before Fastify, as is a probe's exact path.
+    if (!ours!.startsWith('HTTP/1.1 200 ') || !(url.startsWith('/api/') || PROBE_PATHS.includes(url as never))) return
     if (entered() !== before) throw new Error(`${JSON.stringify(request)}: a 200 that went through Fastify`)
     fastRendered++
   }), { numRuns: 600 })

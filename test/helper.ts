@@ -5,12 +5,12 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { ApiTokens } from '../lib/api/tokens.ts'
-import { buildApp } from '../lib/app.ts'
 import { loadConfig } from '../lib/config.ts'
 import { Catalog } from '../lib/inventory/catalog.ts'
 import { DEFAULT_PROFILE_FILE, loadProfile } from '../lib/inventory/profile.ts'
 import { Served } from '../lib/inventory/served.ts'
 import { Metrics } from '../lib/ops/metrics.ts'
+import { Service } from '../lib/service.ts'
 import type { Profile } from '../schemas/profile.ts'
 import { checkAnswer } from './contract.ts'
 
@@ -26,29 +26,32 @@ export interface BuildOptions {
 }
 
 export interface Built {
+  /** The service's Fastify app, built (not ready: hooks may still be added). */
   app: FastifyInstance
+  service: Service
   /** Set with METRICS=true. */
   metrics: Metrics | undefined
   /** Set with `listen`. */
   port: number
 }
 
-/** The app as the entry point wires it (tokens, metrics) for this environment and profile, closed when the test ends. */
+/** The service as the entry point wires it (tokens, metrics) for this environment and profile, closed when the test ends. */
 export async function build (t: Test, { env = {}, profile = DEFAULT_PROFILE, logger = pino({ level: 'silent' }), listen = false }: BuildOptions = {}): Promise<Built> {
   const config = loadConfig(env)
   const served = new Served(new Catalog(profile), config.cacheBytes)
   const metrics = config.metrics ? new Metrics(served) : undefined
-  const app = await buildApp({
+  const service = new Service({
     config,
     served,
     ...(config.apiTokensFile !== undefined && { tokens: new ApiTokens(config.apiTokensFile) }),
     ...(metrics !== undefined && { metrics }),
     logger,
   })
-  t.teardown(() => app.close())
-  if (!listen) return { app, metrics, port: 0 }
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  return { app, metrics, port: (app.server.address() as AddressInfo).port }
+  t.teardown(() => service.close())
+  const app = await service.app()
+  if (!listen) return { app, service, metrics, port: 0 }
+  await service.listen(0, '127.0.0.1')
+  return { app, service, metrics, port: (service.server.address() as AddressInfo).port }
 }
 
 /** app.inject, with the answer checked against the schema its route declares for its status. */

@@ -16,7 +16,9 @@ t.test('METRICS=true: /metrics counts answers by route template and status, fast
   const paths = ['/api/extras/object-types/7/', '/api/extras/object-types/7/', '/api/extras/object-types/7/', '/api/extras/object-types/8/',
     '/api/status/?format=api', '/api/status/?format=api', '/api/status/?format=api', '/api/nothing/', '/api/status/?format=xml']
   await exchange(port, [...paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: inventory.test\r\n\r\n`),
-    'DELETE /api/extras/object-types/9/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n', 'DELETE /api/nothing/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n'])
+    'DELETE /api/extras/object-types/9/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n', 'DELETE /api/nothing/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n',
+    // The probes: answered before Fastify, and the one with a query by Fastify, under one route each.
+    'GET /healthz HTTP/1.1\r\nHost: 10.0.0.9\r\n\r\n', 'HEAD /readyz HTTP/1.1\r\nHost: 10.0.0.9\r\n\r\n', 'GET /readyz?probe HTTP/1.1\r\nHost: 10.0.0.9\r\n\r\n'])
   app.served.swap(new Catalog(DEFAULT_PROFILE))
 
   const res = await inject(app, { url: '/metrics', headers: { host: '10.0.0.9:8080' } })
@@ -30,6 +32,9 @@ t.test('METRICS=true: /metrics counts answers by route template and status, fast
   t.equal(sample(text, 'http_requests_total{route="/api/extras/object-types/:id/",method="DELETE",status="405"}'), '1', 'a 405 is its path\'s route')
   t.equal(sample(text, 'http_requests_total{route="unmatched",method="DELETE",status="404"}'), '1')
   t.equal(sample(text, 'http_request_duration_seconds_count{route="/api/status/"}'), '4')
+  t.equal(sample(text, 'http_requests_total{route="/healthz",method="GET",status="200"}'), '1')
+  t.equal(sample(text, 'http_requests_total{route="/readyz",method="HEAD",status="200"}'), '1')
+  t.equal(sample(text, 'http_requests_total{route="/readyz",method="GET",status="200"}'), '1')
   t.notMatch(text, /route="[^"]*(\?|\/7\/|nothing)/, 'labels are templates, never raw URLs')
   t.equal(sample(text, 'inventory_profile_generation'), '2')
   t.equal(sample(text, 'inventory_profile_load_seconds'), '0.012')

@@ -21,8 +21,8 @@ t.test('/healthz and /readyz answer JSON to GET and HEAD, whatever the Host', as
 })
 
 t.test('/readyz turns 503 once the process is draining; /healthz stays 200', async (t) => {
-  const { app } = await build(t)
-  app.lifecycle.ready = false
+  const { app, service } = await build(t)
+  service.lifecycle.ready = false
   const ready = await inject(app, { url: '/readyz' })
   t.same([ready.statusCode, ready.body], [503, '{"status":"draining"}'])
   t.match(ready.headers, PROBE_HEADERS)

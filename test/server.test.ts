@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
+import { networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fetch, raw } from './http.ts'
@@ -33,6 +34,16 @@ t.test('on an IPv6 listener, a request without Host gets the bracketed address',
   const { port } = await start(t, { HOST: '::1' })
   const http10 = await raw(port, 'GET /api/extras/object-types/23/ HTTP/1.0\r\n\r\n', '::1')
   t.match(http10, `"url":"http://[::1]:${port}/api/extras/object-types/23/"`)
+})
+
+t.test('listening on every IPv4 address, the service logs each address of this machine, its own first', async (t) => {
+  const { port, output } = await start(t, { HOST: '0.0.0.0' })
+  const addresses = Object.values(networkInterfaces()).flat().filter((nic) => nic!.family === 'IPv4')
+  t.ok(addresses.some((nic) => nic!.internal), 'this machine has a loopback address')
+  const logged = [...output().matchAll(/"msg":"Server listening at (\S+)"/g)].map((match) => match[1])
+  t.same(logged.toSorted(), addresses.map((nic) => `http://${nic!.address}:${port}`).toSorted())
+  t.ok(addresses.find((nic) => nic!.address === new URL(logged[0]!).hostname)!.internal, 'the machine\'s own address first')
+  t.equal((await get(port, '/readyz')).body, '{"status":"ready"}')
 })
 
 t.test('requests Node cannot parse get JSON errors', async (t) => {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Logger } from 'pino'
 import { http } from '../builtins.ts'
 import { toJson } from '../reference/json.ts'
 import { JSON_HEADERS, setHeaders } from './headers.ts'
@@ -115,10 +115,10 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, MESSAGES.requestTimeout],
 }
 
-/** Requests Node cannot parse never reach Fastify; they get the same JSON, written to the socket. */
-export function clientErrorHandler (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+/** Requests Node cannot parse never become requests; they get the same JSON, written to the socket. */
+export function answerClientError (logger: Logger, error: NodeJS.ErrnoException, socket: Duplex): void {
   const [status, message] = CLIENT_ERRORS[String(error.code)] ?? [400, MESSAGES.badRequest]
-  this.log.debug({ err: error }, 'client error')
+  logger.debug({ err: error }, 'client error')
   answerAndClose(socket, status, message)
   socket.destroy(error)
 }

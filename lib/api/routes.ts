@@ -23,7 +23,7 @@ export interface ApiAccess {
   tokens?: ApiTokens
 }
 
-/** A request as the endpoints see it: the query parsed the reference's way (see app.ts). */
+/** A request as the endpoints see it: the query parsed the reference's way (ROUTER_OPTIONS in service.ts). */
 type ApiRequest = FastifyRequest<{ Querystring: QueryParams, Params: Record<string, string> }>
 
 /** A concrete path's matcher for a route template: `:name` is one path segment. */

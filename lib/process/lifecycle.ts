@@ -6,8 +6,17 @@ export class Lifecycle {
   ready = true
   /** True once connections are being closed: every response carries `Connection: close`. */
   closing = false
-  /** Every socket the service accepts connections on: the HTTP servers' own and the acceptors (listen.ts). */
-  readonly listeners: Server[] = []
+  /** Every socket the service accepts connections on: the HTTP server and the acceptors (listen.ts). */
+  readonly #listeners: Server[] = []
+  /** Each listener's 'close': it stopped listening and the connections it accepted have ended. */
+  readonly #closed: Array<Promise<unknown>> = []
+
+  /** A socket the service now accepts connections on. */
+  accepts (listener: Server): void {
+    this.#listeners.push(listener)
+    // Not events.once, which rejects on 'error': an acceptor's failed accept (EMFILE) is not its end.
+    this.#closed.push(new Promise((resolve) => listener.once('close', resolve)))
+  }
 
   /**
    * Closes every listening socket and none of the connections: a new connect is refused from now
@@ -15,8 +24,13 @@ export class Lifecycle {
    * a client is writing to one at that moment would be lost.)
    */
   stopAccepting (): void {
-    for (const listener of this.listeners) {
+    for (const listener of this.#listeners) {
       if (listener.listening) Server.prototype.close.call(listener)
     }
+  }
+
+  /** Resolves once every listening socket is closed and every connection it accepted has ended. */
+  async drained (): Promise<void> {
+    await Promise.all(this.#closed)
   }
 }

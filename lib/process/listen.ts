@@ -1,7 +1,10 @@
 import cluster from 'node:cluster'
 import { once } from 'node:events'
+import type { Server as HttpServer } from 'node:http'
 import { createServer, type AddressInfo, type ListenOptions, type Server } from 'node:net'
-import type { FastifyInstance } from 'fastify'
+import { networkInterfaces } from 'node:os'
+import type { Logger } from 'pino'
+import type { Lifecycle } from './lifecycle.ts'
 
 /**
  * Listening sockets per address, sharing its port (SO_REUSEPORT). libuv accepts one connection
@@ -26,53 +29,50 @@ export async function reservePort (port: number, host: string): Promise<number> 
   return chosen
 }
 
-/**
- * Listens on `host:port` with ACCEPTORS sockets per address, each handing its connections to
- * the app's HTTP server; shutdown closes them all at once (Lifecycle.stopAccepting). A cluster
- * worker binds its own (exclusive): through the primary's one socket, which hands each
- * connection over to a worker and waits for its reply, new connections came in as slowly as
- * through one socket.
- */
-export async function listen (app: FastifyInstance, port: number, host: string): Promise<void> {
-  // Elsewhere than on Linux, the system does not spread connections over SO_REUSEPORT sockets:
-  // there the service listens once (a worker through the primary).
-  if (process.platform !== 'linux') {
-    await app.listen({ port, host, backlog: BACKLOG })
-    return
-  }
-  const { lifecycle } = app
-  // An acceptor emits 'close' once it stopped listening and its connections have ended; the app's
-  // HTTP server waits only for its own, so closing the app waits for these too (onClose runs
-  // after Fastify has closed its server). A socket still being bound when the app closes is
-  // closed once bound (preClose), so that none outlives the app.
-  const closed: Array<Promise<unknown>> = []
-  let acceptorsBound: Promise<void> = Promise.resolve()
-  app.addHook('preClose', async () => {
-    await acceptorsBound
-    lifecycle.stopAccepting()
-  })
-  app.addHook('onClose', async () => { await Promise.all(closed) })
-  // As node:http's own listener does for its connections: half-open allowed, Nagle off.
-  const acceptor = () => createServer({ allowHalfOpen: true, noDelay: true }, (socket) => app.server.emit('connection', socket))
-  const shared = { backlog: BACKLOG, reusePort: true, exclusive: true }
-  // A cluster's primary reserved the port before it forked the workers; one process does it here.
-  if (cluster.isPrimary && port !== 0) await reservePort(port, host)
-  await app.listen({ port, host, ...shared })
-  acceptorsBound = (async () => {
-    // A TCP listener's addresses, never a pipe's path.
-    for (const address of app.addresses() as AddressInfo[]) {
-      for (let i = 1; i < ACCEPTORS; i++) {
-        const socket = acceptor()
-        closed.push(new Promise((resolve) => socket.once('close', resolve)))
-        lifecycle.listeners.push(await bound(socket, { port: address.port, host: address.address, ...shared }))
-      }
-    }
-  })()
-  await acceptorsBound
+export interface Listening {
+  server: HttpServer
+  lifecycle: Lifecycle
+  logger: Logger
 }
 
-async function bound (server: Server, options: ListenOptions): Promise<Server> {
+/**
+ * Listens on `host:port` with ACCEPTORS sockets, the HTTP server's own and acceptors handing
+ * their connections to it; shutdown closes them all at once (Lifecycle.stopAccepting). A
+ * cluster worker binds its own (exclusive): through the primary's one socket, which hands each
+ * connection over to a worker and waits for its reply, new connections came in as slowly as
+ * through one socket. Elsewhere than on Linux, the system does not spread connections over
+ * SO_REUSEPORT sockets: there the service listens once (a worker through the primary).
+ */
+export async function listen ({ server, lifecycle, logger }: Listening, port: number, host: string): Promise<void> {
+  const linux = process.platform === 'linux'
+  const shared = linux ? { backlog: BACKLOG, reusePort: true, exclusive: true } : { backlog: BACKLOG }
+  // A cluster's primary reserved the port before it forked the workers; one process does it here.
+  if (linux && cluster.isPrimary && port !== 0) await reservePort(port, host)
+  const address = (await bound(server, { port, host, ...shared })).address() as AddressInfo
+  lifecycle.accepts(server)
+  for (const url of urlsOf(address)) logger.info(`Server listening at ${url}`)
+  if (!linux) return
+  for (let i = 1; i < ACCEPTORS; i++) {
+    // As node:http's own listener does for its connections: half-open allowed, Nagle off.
+    const acceptor = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => server.emit('connection', socket))
+    lifecycle.accepts(await bound(acceptor, { port: address.port, host: address.address, ...shared }))
+  }
+}
+
+async function bound<S extends Server> (server: S, options: ListenOptions): Promise<S> {
   server.listen(options)
   await once(server, 'listening')
   return server
+}
+
+/** Where to reach the service: for 0.0.0.0, each IPv4 address of this machine, its own first. */
+function urlsOf ({ address, port }: AddressInfo): string[] {
+  if (address.includes(':')) return [`http://[${address}]:${port}`]
+  const addresses = address !== '0.0.0.0'
+    ? [address]
+    : Object.values(networkInterfaces()).flat()
+      .filter((nic) => nic!.family === 'IPv4')
+      .sort((a, b) => Number(b!.internal) - Number(a!.internal))
+      .map((nic) => nic!.address)
+  return addresses.map((ip) => `http://${ip}:${port}`)
 }

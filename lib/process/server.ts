@@ -1,18 +1,18 @@
 import cluster from 'node:cluster'
 import { pino, type Logger } from 'pino'
 import { ApiTokens } from '../api/tokens.ts'
-import { buildApp } from '../app.ts'
 import { ConfigError, hostProblem, loadConfig, type Config } from '../config.ts'
 import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import { Served } from '../inventory/served.ts'
+import { Service } from '../service.ts'
 import { reportListening, superviseWorkers } from './cluster.ts'
 import { warnWhenOutOfDescriptors } from './descriptors.ts'
-import { listen, reservePort } from './listen.ts'
+import { reservePort } from './listen.ts'
 import { reloadOnChange } from './reload.ts'
 import { closeOnSignal } from './shutdown.ts'
 
-/** Start-up: configuration, profile, app, listen. Anything wrong stops here, before a port is opened. */
+/** Start-up: configuration, profile, service, listen. Anything wrong stops here, before a port is opened. */
 async function main (): Promise<void> {
   let config: Config
   try {
@@ -50,19 +50,19 @@ async function main (): Promise<void> {
   // prom-client and ioredis cost start-up time and memory: loaded only when configured.
   const metrics = config.metrics ? new (await import('../ops/metrics.ts')).Metrics(served) : undefined
   metrics?.profileLoaded(Number(process.hrtime.bigint() - started) / 1e9)
-  const app = await buildApp({ config, served, ...(tokens !== undefined && { tokens }), ...(metrics !== undefined && { metrics }), logger })
+  const service = new Service({ config, served, ...(tokens !== undefined && { tokens }), ...(metrics !== undefined && { metrics }), logger })
   if (config.redisUrl !== undefined) {
     const { pollRqWorkers } = await import('../inventory/rq-workers.ts')
     const poll = pollRqWorkers(config.redisUrl, config.rqPollIntervalMs, logger, {
       changed: (count) => served.setWorkerCount(count),
       ...(metrics !== undefined && { polled: metrics.redisPoll() }),
     })
-    app.addHook('onClose', poll.close)
+    service.onClose(poll.close)
   }
-  closeOnSignal(app, config, logger)
+  closeOnSignal(service, config)
   reloadOnChange({ config, served, tokens, metrics, logger })
   try {
-    await listen(app, config.port, config.host)
+    await service.listen(config.port, config.host)
   } catch (error) {
     cannotListen(logger, error, config.host)
   }

@@ -1,9 +1,9 @@
 import cluster from 'node:cluster'
 import { setTimeout as sleep } from 'node:timers/promises'
 import closeWithGrace from 'close-with-grace'
-import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
+import type { Service } from '../service.ts'
 import { drainWhenPrimarySays, noWorkerAccepts } from './cluster.ts'
 
 /**
@@ -33,7 +33,8 @@ export const shutdownBudgetMs = ({ drainDelayMs, shutdownTimeoutMs }: Timing) =>
  * not wait sends SIGKILL. A second Ctrl-C (SIGINT) stops at once. A cluster worker leaves the
  * signals to the primary and drains when the primary says so (cluster.ts).
  */
-export function closeOnSignal (app: FastifyInstance, timing: Timing, logger: Logger): void {
+export function closeOnSignal (service: Service, timing: Timing): void {
+  const { logger } = service
   /** When the drain began: it runs once, whatever asks for it again. */
   let drainingSince: number | undefined
   const grace = closeWithGrace({
@@ -45,7 +46,7 @@ export function closeOnSignal (app: FastifyInstance, timing: Timing, logger: Log
     drainingSince = Date.now()
     /* c8 ignore next: only an uncaught exception, which no test can cause, gets here with an error */
     if (err !== undefined) logger.error({ err }, 'closing after an unexpected error')
-    await drainAndClose(app, timing)
+    await drainAndClose(service, timing)
   })
   const drain = (signal?: NodeJS.Signals) => {
     if (drainingSince !== undefined) return
@@ -83,17 +84,18 @@ export function stopAtOnceOnSecondCtrlC (since: number, logger: Logger, before?:
  * a client told to leave connects again at once, and a connection still waiting in a listening
  * socket's queue when that socket closes is reset by the kernel, its request written and lost.
  */
-async function drainAndClose (app: FastifyInstance, { drainDelayMs }: Timing): Promise<void> {
+async function drainAndClose (service: Service, { drainDelayMs }: Timing): Promise<void> {
   // 1. /readyz answers 503 and the API goes on serving: load balancers take the process out.
-  app.lifecycle.ready = false
+  const { lifecycle } = service
+  lifecycle.ready = false
   await sleep(drainDelayMs)
   // 2. Every listening socket closes: a new connect is refused, none is cut. Every worker's.
-  app.lifecycle.stopAccepting()
+  lifecycle.stopAccepting()
   if (cluster.isWorker) await noWorkerAccepts()
   // 3. Every answer carries `Connection: close`: busy connections get their last answer and leave.
-  app.lifecycle.closing = true
+  lifecycle.closing = true
   await sleep(LAST_ANSWER_GRACE_MS)
-  // 4. Idle connections are closed, requests in flight finish, then the app's onClose hooks run.
-  app.log.info('closing')
-  await app.close()
+  // 4. Idle connections are closed, requests in flight finish, then what the service started stops.
+  service.logger.info('closing')
+  await service.close()
 }

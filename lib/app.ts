@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { badUrlHandler, installErrorAnswers } from './api/errors.ts'
 import { installHeaders } from './api/headers.ts'
@@ -6,7 +5,7 @@ import { installHostCheck } from './api/hosts.ts'
 import { OtherMethods } from './api/other-methods.ts'
 import { lacksSlash, registerEndpoints, ROUTED_METHODS } from './api/routes.ts'
 import type { Served } from './inventory/served.ts'
-import { ROUTER_OPTIONS, type Service } from './service.ts'
+import { ROUTER_OPTIONS, type Listener, type Service } from './service.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,8 +19,8 @@ declare module 'fastify' {
  * built unless it is given compilers of its own. The service gives it no schema (every body is
  * pre-rendered bytes; the handlers check their own input, and the table's schemas serve the
  * OpenAPI document and the tests), so these compilers refuse: a schema added to a route fails
- * the app's build, which every test makes, instead of being checked by nobody. Not loading the two saves memory, and lets the
- * bundle leave them out (docs/performance.md).
+ * the app's build, which every test makes, instead of being checked by nobody. Not loading the
+ * two saves memory, and lets the bundle leave them out (docs/performance.md).
  */
 function noSchemaCompiler (): never {
   throw new Error('Fastify compiles no schemas in this service: a route checks its own input and sends pre-rendered bytes (lib/app.ts)')
@@ -34,8 +33,8 @@ const SCHEMA_CONTROLLER = { compilersFactory: { buildValidator: noSchemaCompiler
  * answers on the service's server and never listens itself; it gets its requests from the
  * service (service.ts), through the handler returned beside it.
  */
-export function buildApp ({ config, served, metrics, logger, access, baseUrl, renderings, probes, server }: Service): [FastifyInstance, (request: IncomingMessage, response: ServerResponse) => void] {
-  let handler!: (request: IncomingMessage, response: ServerResponse) => void
+export function buildApp ({ config, served, metrics, logger, access, baseUrl, renderings, probes, server }: Service): [FastifyInstance, Listener] {
+  let handler!: Listener
   const app = Fastify({
     serverFactory: (fastify) => {
       handler = fastify

@@ -1,8 +1,9 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { Server } from 'node:http'
 import type { Logger } from 'pino'
 import { http } from '../builtins.ts'
 import type { Config } from '../config.ts'
 import { answerClientError, refuseConnect, refuseExpectation } from '../api/errors.ts'
+import type { Listener } from '../service.ts'
 
 type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxHeaderSize'>
 
@@ -11,7 +12,7 @@ type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestT
  * for what Node would otherwise answer, or drop, by itself; those are answered here, so that
  * they need no Fastify.
  */
-export function createHttpServer (limits: Limits, logger: Logger, listener: (request: IncomingMessage, response: ServerResponse) => void): Server {
+export function createHttpServer (limits: Limits, logger: Logger, listener: Listener): Server {
   const server = http.createServer({
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
@@ -21,6 +22,11 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: (req
     connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
   }, listener)
   server.keepAliveTimeout = limits.keepAliveTimeoutMs
+  // A client that half-closes after its request (an HTTP/1.0 probe, a script) gets its answer
+  // also when it is not written at once (the request that has Fastify built, service.ts), and
+  // then the connection closes; node:http would otherwise drop the answer. Node's own switch,
+  // set on the server as Node's tests do: it is not an option of createServer.
+  ;(server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(logger, error, socket))
   server.on('connect', refuseConnect)
   server.on('checkExpectation', refuseExpectation)

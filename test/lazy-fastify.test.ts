@@ -41,7 +41,7 @@ t.test('200s and probes are served without loading Fastify; the first request th
   t.match(unslashed, /^HTTP\/1\.1 301 Moved Permanently\r\nlocation: http:\/\/inventory\.test\/api\/status\/\r\n[^]*\{"detail":"Moved permanently\."\}$/)
   t.ok(fastifyLoaded(), 'loaded now')
   const [again] = await exchange(port, [GET('/api/nothing/')])
-  t.equal(again!.replace(/x-request-id: \S+/, ''), missing!.replace(/x-request-id: \S+/, ''), 'and answering through it from then on')
+  t.equal(again, missing, 'and answering through it from then on (exchange() reads every request id as <v4>)')
 })
 
 t.test('a client that half-closes after its request gets the answer that waited for Fastify to be built', async (t) => {

@@ -81,10 +81,13 @@ export class Renderings {
    * The representation of a request's 200: from the cache under `key` (undefined: not
    * cacheable), or rendered, which throws the error of the catalogue a renderer finds.
    */
-  representation ({ url, endpoint }: EndpointRoute, key: string | undefined, asked: Asked): Representation {
+  representation (route: EndpointRoute, key: string | undefined, asked: Asked): Representation {
+    return (key === undefined ? undefined : this.#served.current.cache.get(key)) ?? this.#rendered(route, key, asked)
+  }
+
+  /** Renders a 200 the cache does not hold under `key`, and offers it to the cache. */
+  #rendered ({ url, endpoint }: EndpointRoute, key: string | undefined, asked: Asked): Representation {
     const { catalog, cache } = this.#served.current
-    const cached = key === undefined ? undefined : cache.get(key)
-    if (cached !== undefined) return cached
     const path = PATH.exec(asked.url)![0]
     const body = endpoint.render({ ...asked, path, catalog, sizes: this.#sizes })
     const representation = represent(url, body, etagOf(catalog.digest, this.#pageSizes, asked.base, asked.url), apiHeaders(catalog))
@@ -93,8 +96,8 @@ export class Renderings {
   }
 
   /**
-   * The fast path's miss: the 200 of a GET or HEAD whose cache key is `key` (whose token has
-   * been checked), rendered as Fastify's handler would render it. undefined for anything
+   * The fast path's miss: the 200 of a GET or HEAD whose cache key `key` the cache does not
+   * hold (whose token has been checked), rendered as Fastify's handler would render it. undefined for anything
    * else (another path, a refused Host or `format`, a renderer's error): Fastify answers that.
    */
   miss (request: IncomingMessage, key: string): Representation | undefined {
@@ -108,7 +111,7 @@ export class Renderings {
     const base = this.#baseUrl(key.slice(0, key.length - url.length - 1), 'http')
     if (itemTail === undefined || base === undefined) return undefined
     try {
-      return this.representation(found.store as EndpointRoute, key, { base, url, query, params: found.params, itemTail })
+      return this.#rendered(found.store as EndpointRoute, key, { base, url, query, params: found.params, itemTail })
     } catch {
       return undefined
     }

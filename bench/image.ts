@@ -3,4 +3,4 @@
  * (Dockerfile) start it with these (test/bundle.test.ts holds all three equal), so that the
  * benchmarks measure the service as it ships. V8 reads them only at start-up.
  */
-export const IMAGE_NODE_FLAGS = ['--max-semi-space-size=8', '--initial-old-space-size=16']
+export const IMAGE_NODE_FLAGS = ['--max-semi-space-size=8']

@@ -1,4 +1,5 @@
-import cluster from 'node:cluster'
+import { builtins } from '../builtins.ts'
+import { hostname } from 'node:os'
 import { pino, type Logger } from 'pino'
 import { ApiTokens } from '../api/tokens.ts'
 import { ConfigError, hostProblem, loadConfig, type Config } from '../config.ts'
@@ -12,17 +13,20 @@ import { reservePort } from './listen.ts'
 import { reloadOnChange } from './reload.ts'
 import { closeOnSignal } from './shutdown.ts'
 
-/** Start-up: configuration, profile, service, listen. Anything wrong stops here, before a port is opened. */
-async function main (): Promise<void> {
+/**
+ * Start-up: configuration, profile, service, listen. Anything wrong stops here, before a port is
+ * opened. `worker` is what follows Node's flags to start a cluster's worker (entry.ts).
+ */
+export async function serve (worker: string[]): Promise<void> {
   let config: Config
   try {
     config = loadConfig(process.env)
   } catch (error) {
-    return stop(pino(), error)
+    return stop(createLogger('info'), error)
   }
-  const logger = pino({ level: config.logLevel })
+  const logger = createLogger(config.logLevel)
   // Once, by the process that read the configuration first: a worker reads it again.
-  if (cluster.isPrimary) for (const adjustment of config.adjusted) logger.warn(adjustment)
+  if (builtins.cluster.isPrimary) for (const adjustment of config.adjusted) logger.warn(adjustment)
   let catalog: Catalog
   let tokens: ApiTokens | undefined
   const started = process.hrtime.bigint()
@@ -32,7 +36,7 @@ async function main (): Promise<void> {
   } catch (error) {
     return stop(logger, error)
   }
-  if (cluster.isPrimary && config.workers > 1) {
+  if (builtins.cluster.isPrimary && config.workers > 1) {
     // Configuration, profile, tokens and port are checked here, so a bad one stops before any
     // worker starts. The workers bind the port themselves: PORT=0 must give them all the same one.
     let port: number
@@ -42,7 +46,7 @@ async function main (): Promise<void> {
       return cannotListen(logger, error, config.host)
     }
     if (config.metrics) (await import('../ops/metrics.ts')).serveClusterMetrics()
-    return superviseWorkers(config.workers, { PORT: String(port) }, config, logger)
+    return superviseWorkers(config.workers, worker, { PORT: String(port) }, config, logger)
   }
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens?.count }, 'profile loaded')
 
@@ -67,7 +71,7 @@ async function main (): Promise<void> {
     cannotListen(logger, error, config.host)
   }
   warnWhenOutOfDescriptors(logger)
-  if (cluster.isWorker) reportListening()
+  if (builtins.cluster.isWorker) reportListening()
 }
 
 /**
@@ -86,4 +90,10 @@ function cannotListen (logger: Logger, error: unknown, host: string): never {
   stop(logger, hostProblem(error as NodeJS.ErrnoException, host) ?? error)
 }
 
-await main()
+/**
+ * pino reads the pid and host name when it is loaded, which for the start-up snapshot was when it
+ * was built: read here, they are this process's.
+ */
+function createLogger (level: string): Logger {
+  return pino({ level, base: { pid: process.pid, hostname: hostname() } })
+}

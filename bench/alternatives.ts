@@ -4,12 +4,11 @@
  *
  *   npm run bench:alternatives [-- --starts 7 --node <binary>]
  *
- * 1. A bare node:http server answering a constant (the floor), with and without the image's Node
- *    flags; the start-up snapshot as shipped; the bundle's main.js, also with the flag the image
- *    dropped (--initial-old-space-size); the same source run unbundled (Node strips its types);
- *    and a bundle whose Fastify loads its default schema compilers (lib/app.ts gives it compilers
- *    that refuse): start-up to the first 200, RSS idle after the first 200s and after an error
- *    answer too (which builds Fastify), starts alternating, medians, each beside the bare server's.
+ * 1. A bare node:http server answering a constant (the floor), the shipped bundle with and
+ *    without the image's Node flags, the same source run unbundled (Node strips its types), and a
+ *    bundle whose Fastify loads its default schema compilers (lib/app.ts gives it compilers that
+ *    refuse): start-up to the first 200, RSS idle after the first 200s and after an error answer
+ *    too (which builds Fastify), starts alternating, medians, each beside the bare server's.
  * 2. The listening sockets (lib/process/listen.ts): the service as shipped, with 32 per address,
  *    and built with 8 and with 1. 200 keep-alive connections keep it busy with pipelined requests;
  *    then 300 new connections each ask once: how long until the last is answered.
@@ -23,7 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { IMAGE_NODE_FLAGS } from './image.ts'
-import { BARE_SERVER, buildSnapshot, median, SERVICE, startServer, startsAndIdle, stopServer } from './load.ts'
+import { BARE_SERVER, median, startServer, startsAndIdle, stopServer } from './load.ts'
 
 const { values: options } = parseArgs({
   options: {
@@ -147,20 +146,18 @@ async function listening (builds: Record<string, string>): Promise<void> {
   for (const [name, figures] of Object.entries(results)) console.log(`${name.padEnd(23)}${figures.join(', ')}`)
 }
 
-const mainJs = join(ROOT, 'dist/service/main.js')
+const shipped = join(ROOT, 'dist/service/main.js')
 console.log(`node ${execFileSync(options.node, ['--version']).toString().trim()} ${IMAGE_NODE_FLAGS.join(' ')}; building the alternatives…`)
-buildSnapshot(options.node)
 const defaultCompilers = variant('default-compilers', {
   'lib/app.ts': (text) => text.replace('    schemaController: SCHEMA_CONTROLLER,\n', ''),
 }, (script) => script.replace(' --external:@fastify/ajv-compiler --external:@fastify/fast-json-stringify-compiler', ''))
-const acceptors = { '32 (shipped)': mainJs, 8: withAcceptors(8), 1: withAcceptors(1) }
+const acceptors = { '32 (shipped)': shipped, 8: withAcceptors(8), 1: withAcceptors(1) }
 /** The floor: a bare node:http server that answers every request with a constant. */
 await startAndIdle({
   'bare node:http, a constant, no flags': BARE_SERVER,
   'bare node:http, a constant, the image\'s flags': [...IMAGE_NODE_FLAGS, ...BARE_SERVER],
-  'the snapshot (shipped, the image\'s flags)': SERVICE,
-  'the bundle\'s main.js, the image\'s flags': [...IMAGE_NODE_FLAGS, mainJs],
-  'main.js, with --initial-old-space-size=16 too': [...IMAGE_NODE_FLAGS, '--initial-old-space-size=16', mainJs],
+  'the bundle (shipped, the image\'s flags)': [...IMAGE_NODE_FLAGS, shipped],
+  'the bundle, no flags': [shipped],
   'the source, unbundled': [...IMAGE_NODE_FLAGS, '--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'lib/process/main.ts'],
   'a bundle with Fastify\'s default compilers': [...IMAGE_NODE_FLAGS, defaultCompilers],
 })

@@ -3,11 +3,11 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { fetchRaw } from './fetch.ts'
-import { SHIPPED_NODE_ARGS } from './image.ts'
+import { IMAGE_NODE_FLAGS } from './image.ts'
 
 const haveCommand = (name: string) => {
   try {
@@ -149,17 +149,8 @@ export function load ({ port, path, seconds, connections, threads = 1, core, hea
   }
 }
 
-/** The built service as it ships: the start-up snapshot, with the image's Node flags (run in the project's folder). */
-export const SERVICE = SHIPPED_NODE_ARGS
-
-/** `npm run snapshot` with this Node: a snapshot starts only on the Node that built it. */
-export function buildSnapshot (node: string): void {
-  execFileSync('npm', ['run', '--silent', 'snapshot'], {
-    cwd: fileURLToPath(new URL('../..', import.meta.url)),
-    env: { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}` },
-    stdio: 'inherit',
-  })
-}
+/** The built service, the bundle the image ships (dist/service/main.js), after the image's Node flags. */
+export const SERVICE = [...IMAGE_NODE_FLAGS, fileURLToPath(new URL('../service/main.js', import.meta.url))]
 
 /** A bare node:http server answering every request with a constant: the floor of start-up and memory. */
 export const BARE_SERVER = ['-e', "require('node:http').createServer((request, response) => response.end('{}')).listen(process.env.PORT, process.env.HOST)"]

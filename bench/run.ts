@@ -16,7 +16,7 @@ import { fetchRaw } from './fetch.ts'
 import { IMAGE_NODE_FLAGS } from './image.ts'
 import { connect, type Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { BARE_SERVER, buildSnapshot, cpuMicros, fetchPage, HOST, load, median, peakRssMiB, pinned, rssMiB, SERVICE, startsAndIdle, TASKSET, UNIQUE_SUFFIX, waitFor200, WRK } from './load.ts'
+import { BARE_SERVER, cpuMicros, fetchPage, HOST, load, median, peakRssMiB, pinned, rssMiB, SERVICE, startsAndIdle, TASKSET, UNIQUE_SUFFIX, waitFor200, WRK } from './load.ts'
 
 const nodeVersion = (binary: string) => execFileSync(binary, ['--version']).toString().trim()
 
@@ -110,7 +110,6 @@ const beside = (ours: number, theirs: number, unit: string, digits = 1) =>
   `${ours.toFixed(digits)} ${unit} against ${theirs.toFixed(digits)} ${unit}: ${ours - theirs >= 0 ? '+' : ''}${(ours - theirs).toFixed(digits)} ${unit}, ${(ours / theirs).toFixed(2)}x`
 
 async function main (): Promise<void> {
-  buildSnapshot(options.node)
   const starts = await startsAndIdle(options.node, SERVICE_PORT, { service: SERVICE, bare: [...IMAGE_NODE_FLAGS, ...BARE_SERVER] }, Number(options.starts))
   const service = startService()
   await waitFor200(service, SERVICE_PORT, '/api/status/')

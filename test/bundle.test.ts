@@ -1,56 +1,44 @@
 import t from 'tap'
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { cp, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises'
-import { hostname, tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
-import { SHIPPED_NODE_ARGS } from '../bench/image.ts'
+import { IMAGE_NODE_FLAGS } from '../bench/image.ts'
 import { exchange, fetch, freePort } from './http.ts'
 import { reconnectingClients } from './reconnecting.ts'
-import { help } from '../lib/process/help.ts'
-import { command, logged, start, workerPids } from './service.ts'
+import { command, logged, start } from './service.ts'
 import { until } from './wait.ts'
 
 /**
- * What ships is not the source but what `npm run bundle` and `npm run snapshot` build of it: the
- * start-up snapshot (dist/snapshot/snapshot.blob), which npm start and the image start, and the
- * bundle (dist/service), for main.js and the image's health check. This builds both in a copy of
- * the source, with the Node running this test (a snapshot runs only on the Node that built it),
- * then leaves what the image holds: dist, the default profile and package.json (for `"type":
- * "module"`), no source and no node_modules. It holds them to the source's answers, including the
- * parts loaded lazily (metrics, the Redis client). Both leave out the packages Fastify loads only
- * on demand (package.json's scripts): with no node_modules, a start or an answer that needed one would fail.
+ * What ships is not the source but the bundle `npm run bundle` makes of it (dist/service): the
+ * image holds that, the default profile and package.json (for `#data/*` and `"type": "module"`),
+ * and no node_modules. This builds it into a folder laid out like the image and holds it to the
+ * source's answers, including the parts it loads lazily (metrics, the Redis client). The bundle
+ * leaves out the packages Fastify loads only on demand (package.json's `bundle`): with no
+ * node_modules there, a start or an answer that needed one would fail.
  */
 const ROOT = new URL('..', import.meta.url).pathname
 const image = await mkdtemp(join(tmpdir(), 'inventory-bundle-'))
 t.teardown(() => rm(image, { recursive: true, force: true }))
-for (const part of ['lib', 'schemas', 'data', 'package.json']) await cp(join(ROOT, part), join(image, part), { recursive: true })
-await symlink(join(ROOT, 'node_modules'), join(image, 'node_modules'))
 const META = join(image, 'dist/meta.json')
-const build = { cwd: image, timeout: 60_000, env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` } }
-await promisify(execFile)('npm', ['run', '--silent', 'bundle', '--', `--metafile=${META}`], build)
-await promisify(execFile)('npm', ['run', '--silent', 'snapshot'], build)
-const snapshotScript = await readFile(join(image, 'dist/snapshot/snapshot.cjs'))
-for (const part of ['lib', 'schemas', 'node_modules', 'dist/snapshot/snapshot.cjs', 'dist/snapshot/snapshot.cjs.LEGAL.txt']) await rm(join(image, part), { recursive: true })
-const MAIN_JS = [join(image, 'dist/service/main.js')]
-const SNAPSHOT = ['--snapshot-blob', join(image, 'dist/snapshot/snapshot.blob')]
+await promisify(execFile)('npm', ['run', '--silent', 'bundle', '--', `--outdir=${join(image, 'dist/service')}`, `--metafile=${META}`], { cwd: ROOT, timeout: 60_000 })
+await cp(join(ROOT, 'data'), join(image, 'data'), { recursive: true })
+await cp(join(ROOT, 'package.json'), join(image, 'package.json'))
 
-t.test('the snapshot and the bundle, alone with the profile and package.json, answer byte for byte as the source does', async (t) => {
-  t.same((await readdir(image)).sort(), ['data', 'dist', 'package.json'], 'no source and no node_modules beside them')
-  t.same(await readdir(join(image, 'dist/snapshot')), ['snapshot.blob'], 'the snapshot runs without its script')
+t.test('the bundle, alone with the profile and package.json, answers byte for byte as the source does', async (t) => {
+  t.same((await readdir(image)).sort(), ['data', 'dist', 'package.json'], 'no node_modules beside it')
   // One non-ASCII character in a licence comment made V8 keep the 1.6 MB chunk as a two-byte string.
   const chunks = (await readdir(join(image, 'dist/service'))).filter((file) => file.endsWith('.js'))
   const nonAscii = await Promise.all(chunks.map(async (file) => (await readFile(join(image, 'dist/service', file))).some((byte) => byte > 0x7f)))
   t.same(nonAscii, chunks.map(() => false), `all ${chunks.length} chunks are ASCII, which V8 stores one byte per character`)
-  t.notOk(snapshotScript.some((byte) => byte > 0x7f), 'so is the snapshot\'s script')
 
   // Nothing listens at this Redis address: both log the refused connection and answer the same.
   const redisPort = await freePort()
   const env = { METRICS: 'true', REDIS_URL: `redis://127.0.0.1:${redisPort}` }
-  const snapshot = await start(t, env, { entry: SNAPSHOT })
-  const bundle = await start(t, env, { entry: MAIN_JS })
+  const bundle = await start(t, env, { script: join(image, 'dist/service/main.js') })
   const source = await start(t, env)
   const requests = [
     '/api/status/',
@@ -59,15 +47,10 @@ t.test('the snapshot and the bundle, alone with the profile and package.json, an
     '/api/extras/object-types/?id=x',
     '/api/schema/',
   ].map((path) => `GET ${path} HTTP/1.1\r\nHost: inventory.test\r\n\r\n`)
-  const answers = await exchange(source.port, requests)
-  t.same(await exchange(snapshot.port, requests), answers, 'the snapshot')
-  t.same(await exchange(bundle.port, requests), answers, 'main.js')
-  for (const built of [snapshot, bundle]) {
-    await logged(built, `Redis at 127.0.0.1:${redisPort} unreachable (connect ECONNREFUSED`)
-    t.match((await fetch(built.port, '/metrics')).body, 'http_requests_total{route="/api/status/",method="GET",status="200"} 1')
-  }
-  // pino reads both when it is loaded, which for the snapshot was when it was built.
-  t.match(snapshot.output(), `"pid":${snapshot.child.pid},"hostname":"${hostname()}","msg":"Server listening at`, 'its own pid and host name in the log')
+  const answers = await exchange(bundle.port, requests)
+  t.same(answers, await exchange(source.port, requests))
+  await logged(bundle, `Redis at 127.0.0.1:${redisPort} unreachable (connect ECONNREFUSED`)
+  t.match((await fetch(bundle.port, '/metrics')).body, 'http_requests_total{route="/api/status/",method="GET",status="200"} 1')
 
   const healthcheck = spawn(process.execPath, [join(image, 'dist/service/healthcheck.js')], {
     env: { PATH: process.env.PATH, PORT: String(bundle.port), HOST: '127.0.0.1' },
@@ -75,29 +58,15 @@ t.test('the snapshot and the bundle, alone with the profile and package.json, an
   })
   t.same(await once(healthcheck, 'exit'), [0, null], 'the image healthcheck passes')
 
-  // The image's other commands, from the snapshot as from main.js.
-  for (const entry of [SNAPSHOT, MAIN_JS]) {
-    t.same(await command(['validate', join(image, 'data/default-inventory.json')], {}, { entry }), {
-      code: 0,
-      stdout: `${join(image, 'data/default-inventory.json')}: a valid profile, service-version 4.3.7, 163 object types\n`,
-      stderr: '',
-    })
-    const captured = await command(['capture', `http://127.0.0.1:${bundle.port}`], {}, { entry })
-    t.equal(captured.code, 0, captured.stderr)
-    t.equal(JSON.parse(captured.stdout).objectTypes.length, 163)
-    t.same(await command(['help'], {}, { entry }), { code: 0, stdout: help(), stderr: '' })
-  }
-})
-
-t.test('from the snapshot, with no command, WORKERS=2 starts two workers that serve from the snapshot', async (t) => {
-  const primary = await start(t, { WORKERS: '2' }, { entry: SNAPSHOT })
-  const workers = await workerPids(primary, 2)
-  t.equal(workers.length, 2)
-  for (const pid of workers) {
-    const commandLine = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').slice(1, -1)
-    t.same(commandLine, [...SNAPSHOT, 'serve'], `worker ${pid}: the snapshot with \`serve\``)
-  }
-  t.equal((await fetch(primary.port, '/api/status/')).status, 200)
+  // The image's other commands are chunks of the same bundle.
+  t.same(await command(['validate', join(image, 'data/default-inventory.json')], {}, { script: join(image, 'dist/service/main.js') }), {
+    code: 0,
+    stdout: `${join(image, 'data/default-inventory.json')}: a valid profile, service-version 4.3.7, 163 object types\n`,
+    stderr: '',
+  })
+  const captured = await command(['capture', `http://127.0.0.1:${bundle.port}`], {}, { script: join(image, 'dist/service/main.js') })
+  t.equal(captured.code, 0, captured.stderr)
+  t.equal(JSON.parse(captured.stdout).objectTypes.length, 163)
 })
 
 t.test('serving loads no Fastify: its chunk is imported only when the first request needs it', async (t) => {
@@ -114,11 +83,11 @@ t.test('serving loads no Fastify: its chunk is imported only when the first requ
   t.ok(fastify(chunkOf('lib/app.ts')).length > 10, 'all of it in the app\'s chunk')
 })
 
-t.test('npm start and the image start the snapshot with the Node flags the benchmarks use', async (t) => {
+t.test('npm start and the image start the service with the Node flags the benchmarks use', async (t) => {
   const entrypoint = /^ENTRYPOINT (.*)$/m.exec(await readFile(join(ROOT, 'Dockerfile'), 'utf8'))
-  t.same(JSON.parse(entrypoint![1]!), ['node', ...SHIPPED_NODE_ARGS])
+  t.same(JSON.parse(entrypoint![1]!), ['node', ...IMAGE_NODE_FLAGS, 'dist/service/main.js'])
   const { scripts } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'))
-  t.equal(scripts.start, `exec node ${SHIPPED_NODE_ARGS.join(' ')}`)
+  t.equal(scripts.start, `exec node ${IMAGE_NODE_FLAGS.join(' ')} dist/service/main.js`)
 })
 
 t.test('SIGTERM to `npm start`, as a supervisor sends it, drains the service and exits 0: no orphan, nothing dropped', async (t) => {

@@ -25,20 +25,19 @@ export interface RunOptions {
   /** In its own process group, as a terminal's foreground job is. */
   group?: boolean
   /**
-   * A built entry point to run instead of the source, as Node's arguments before the command
-   * (main.js's path, or `--snapshot-blob` and the snapshot's): with plain Node (no TypeScript
-   * loader) and no coverage, which measures this repository's source, not what a build made of it.
+   * A built entry point to run instead of the source: with plain Node (no TypeScript loader) and
+   * no coverage, which measures this repository's source, not what a build made of it.
    */
-  entry?: string[]
+  script?: string
   /** The limit of open files (`ulimit -n`) it starts with. */
   maxFiles?: number
 }
 
 /** The real entry point as a child process: by default the source, with coverage. */
-function spawnMain (args: string[], env: NodeJS.ProcessEnv, { group = false, entry, maxFiles }: RunOptions) {
+function spawnMain (args: string[], env: NodeJS.ProcessEnv, { group = false, script, maxFiles }: RunOptions) {
   const { NODE_V8_COVERAGE, ...environment } = childEnv()
-  const coverage = entry === undefined && NODE_V8_COVERAGE !== undefined ? { NODE_V8_COVERAGE } : {}
-  const node = [process.execPath, ...(entry ?? [...TYPESCRIPT, MAIN]), ...args]
+  const coverage = script === undefined && NODE_V8_COVERAGE !== undefined ? { NODE_V8_COVERAGE } : {}
+  const node = [process.execPath, ...(script === undefined ? [...TYPESCRIPT, MAIN] : [script]), ...args]
   // prlimit runs the command in its own process: the pid is the service's.
   const [command, ...rest] = maxFiles === undefined ? node : ['prlimit', `--nofile=${maxFiles}`, '--', ...node]
   return spawn(command!, rest, {
@@ -94,7 +93,7 @@ export function logged (service: ReturnType<typeof run>, text: string, times = 1
 export interface CommandResult { code: number | null, stdout: string, stderr: string }
 
 /** The entry point with a command line (`capture …`, `validate …`), run to its exit within a deadline. */
-export async function command (args: string[], env: NodeJS.ProcessEnv = {}, options: Pick<RunOptions, 'entry'> = {}): Promise<CommandResult> {
+export async function command (args: string[], env: NodeJS.ProcessEnv = {}, options: Pick<RunOptions, 'script'> = {}): Promise<CommandResult> {
   const child = spawnMain(args, env, options)
   const deadline = setTimeout(() => child.kill('SIGKILL'), 30_000)
   let stdout = ''

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
 import type { Logger } from 'pino'
-import { builtins } from '../builtins.ts'
+import { http } from '../builtins.ts'
 import type { Config } from '../config.ts'
 import { answerClientError, refuseConnect, refuseExpectation } from '../api/errors.ts'
 import type { Listener } from '../service.ts'
@@ -13,7 +13,7 @@ type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestT
  * they need no Fastify.
  */
 export function createHttpServer (limits: Limits, logger: Logger, listener: Listener): Server {
-  const server = builtins.http.createServer({
+  const server = http.createServer({
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     maxHeaderSize: limits.maxHeaderSize,

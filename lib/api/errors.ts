@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
-import { builtins } from '../builtins.ts'
+import { http } from '../builtins.ts'
 import { toJson } from '../reference/json.ts'
 import { JSON_HEADERS, setHeaders } from './headers.ts'
 
@@ -140,7 +140,7 @@ function answerAndClose (socket: Duplex, status: number, message: string): void 
   // A reset connection is no longer writable: there is no one to answer.
   if (!socket.writable) return
   const body = detail(message)
-  socket.write(`HTTP/1.1 ${status} ${builtins.http.STATUS_CODES[status]}\r\nContent-Type: ${JSON_HEADERS['content-type']}\r\n` +
+  socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${JSON_HEADERS['content-type']}\r\n` +
     `Vary: ${JSON_HEADERS.vary}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`)
   socket.write(body)
 }

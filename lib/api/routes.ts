@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { answer } from '../answer/answer.ts'
 import { cacheKeyOf } from '../answer/cache-key.ts'
-import { builtins } from '../builtins.ts'
+import { http } from '../builtins.ts'
 import { toJson } from '../reference/json.ts'
 import type { Served } from '../inventory/served.ts'
 import { lastValue, type QueryParams } from '../reference/query.ts'
@@ -13,7 +13,7 @@ import { itemTailOf, routeUrls, type EndpointRoute, type Renderings } from './re
 import type { ApiTokens } from './tokens.ts'
 
 /** Every method Node parses except CONNECT, which never reaches a request handler. */
-export const ROUTED_METHODS = builtins.http.METHODS.filter((method) => method !== 'CONNECT')
+export const ROUTED_METHODS = http.METHODS.filter((method) => method !== 'CONNECT')
 
 /** Who may see what: the served profile, whether forwarded headers can change an answer, the tokens. */
 export interface ApiAccess {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import tls from 'node:tls'
 import type { Profile, ProfileObjectType } from '../../schemas/profile.ts'
-import { builtins } from '../builtins.ts'
+import { http } from '../builtins.ts'
 import { counted } from '../words.ts'
 
 /**
@@ -152,7 +152,7 @@ function unexpected (url: URL, problem: string): CaptureError {
 
 /** GET with a deadline for the whole answer; 200 with a JSON body, or a CaptureError that says what the server did. */
 async function getJson (url: URL, { token, timeoutMs }: CaptureOptions): Promise<unknown> {
-  const request = url.protocol === 'https:' ? httpsRequest : builtins.http.request
+  const request = url.protocol === 'https:' ? httpsRequest : http.request
   const headers = { accept: 'application/json', ...(token !== undefined && { authorization: `Token ${token}` }) }
   const signal = AbortSignal.timeout(timeoutMs)
   try {

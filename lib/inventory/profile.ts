@@ -3,11 +3,8 @@ import { fileURLToPath } from 'node:url'
 import { Errors, ValueErrorType } from '@sinclair/typebox/errors'
 import { Profile } from '../../schemas/profile.ts'
 
-/**
- * The profile served when PROFILE is not set: data/ is two folders up from this file, from the
- * bundle's chunks (dist/service/) and from the start-up snapshot's script (dist/snapshot/) alike.
- */
-export const DEFAULT_PROFILE_FILE = fileURLToPath(new URL('../../data/default-inventory.json', import.meta.url))
+/** The profile served when PROFILE is not set. */
+export const DEFAULT_PROFILE_FILE = fileURLToPath(import.meta.resolve('#data/default-inventory.json'))
 
 export class ProfileError extends Error {
   /** `source`: the file, or where a profile not yet written came from. */

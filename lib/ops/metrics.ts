@@ -1,4 +1,4 @@
-import { builtins } from '../builtins.ts'
+import cluster from 'node:cluster'
 import type { FastifyInstance } from 'fastify'
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Served } from '../inventory/served.ts'
@@ -73,7 +73,7 @@ export class Metrics {
       collect () { this.set(served.cacheBytes) },
     }))
     collectDefaultMetrics({ register: this.registry })
-    if (builtins.cluster.isWorker) {
+    if (cluster.isWorker) {
       // Answer the primary's requests for this worker's figures (see serveClusterMetrics).
       AggregatorRegistry.setRegistries(this.registry)
       new AggregatorRegistry() // eslint-disable-line no-new
@@ -104,7 +104,7 @@ export class Metrics {
       handler: async (_request, reply) => {
         reply.header('content-type', this.registry.contentType)
         // Under WORKERS > 1 a scrape reaches one worker: it answers for the whole service.
-        return builtins.cluster.isWorker ? askPrimary() : this.registry.metrics()
+        return cluster.isWorker ? askPrimary() : this.registry.metrics()
       },
     })
   }
@@ -179,7 +179,7 @@ function askPrimary (): Promise<string> {
  */
 export function serveClusterMetrics (): void {
   const aggregator = new AggregatorRegistry()
-  builtins.cluster.on('message', (worker, message) => {
+  cluster.on('message', (worker, message) => {
     if (!isClusterMetrics(message)) return
     aggregator.clusterMetrics()
       // prom-client gives up on a worker after 5 s: say so in the scrape rather than hang it.

@@ -1,5 +1,4 @@
-import type { Worker } from 'node:cluster'
-import { builtins } from '../builtins.ts'
+import cluster, { type Worker } from 'node:cluster'
 import type { Logger } from 'pino'
 import { ctrlCNotice, shutdownBudgetMs, stopAtOnceOnSecondCtrlC, type Timing } from './shutdown.ts'
 
@@ -69,11 +68,9 @@ export function noWorkerAccepts (): Promise<void> {
  * a worker that dies after it was serving, and on SIGTERM/SIGINT (its own or a worker's) has
  * every worker drain, then exits 0; workers still there after their shutdown budget (plus a
  * margin) are killed: exit 1. A second Ctrl-C kills them at once. A worker that dies before it ever
- * listened is a start-up failure: all stop, exit 1. `worker` is what follows Node's flags to start
- * a worker (entry.ts); `env` is added to the workers' environment.
+ * listened is a start-up failure: all stop, exit 1. `env` is added to the workers' environment.
  */
-export function superviseWorkers (count: number, worker: string[], env: NodeJS.ProcessEnv, timing: Timing, logger: Logger): void {
-  builtins.cluster.setupPrimary({ exec: worker[0]!, args: worker.slice(1) })
+export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, timing: Timing, logger: Logger): void {
   /** When the stop began: it runs once, whatever asks for it again. */
   let stoppingSince: number | undefined
   const workers = new Set<Worker>()
@@ -87,7 +84,7 @@ export function superviseWorkers (count: number, worker: string[], env: NodeJS.P
     stoppedAccepting.clear()
   }
   const fork = () => {
-    const worker = builtins.cluster.fork(env)
+    const worker = cluster.fork(env)
     workers.add(worker)
     worker.on('message', (message) => {
       if (message === MESSAGE.listening) {

@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from 'node:util'
-import { builtins } from '../builtins.ts'
+import { util } from '../builtins.ts'
 
 /** A command line the command cannot take. */
 export class UsageError extends Error {
@@ -12,7 +12,7 @@ export class UsageError extends Error {
 /** node:util's parseArgs, whose complaints (an unknown option, a missing value) become UsageErrors. */
 export function commandArgs<Options extends NonNullable<ParseArgsConfig['options']>> (args: string[], options: Options) {
   try {
-    return builtins.util.parseArgs({ args, options, allowPositionals: true, strict: true })
+    return util.parseArgs({ args, options, allowPositionals: true, strict: true })
   } catch (error) {
     throw new UsageError((error as Error).message)
   }

@@ -1,4 +1,4 @@
-import { builtins } from '../builtins.ts'
+import { http } from '../builtins.ts'
 import { loadConfig, type Config } from '../config.ts'
 
 /** Where to reach a service listening on every address: loopback, of the same family. */
@@ -16,11 +16,11 @@ function check (): void {
   } catch (error) {
     return unhealthy(error as Error)
   }
-  builtins.http.request({ host: ANY_ADDRESS[config.host] ?? config.host, port: config.port, path: '/healthz', timeout: 2000 }, (res) => {
+  http.request({ host: ANY_ADDRESS[config.host] ?? config.host, port: config.port, path: '/healthz', timeout: 2000 }, (res) => {
     res.resume()
     process.exitCode = res.statusCode === 200 ? 0 : 1
   })
-    .on('timeout', function (this: ReturnType<typeof builtins.http.request>) { this.destroy(new Error('timed out')) })
+    .on('timeout', function (this: ReturnType<typeof http.request>) { this.destroy(new Error('timed out')) })
     .on('error', unhealthy)
     .end()
 }

@@ -11,7 +11,7 @@ export function help (): string {
   })
   return [
     'inventory-status-api: the inventory service\'s read-only status and object-type API\n\n',
-    'usage: npm start [-- command]   (or node dist/service/main.js [command]; serve by default)\n\n',
+    'usage: node dist/service/main.js [command]   (npm start serves)\n\n',
     'commands:\n', ...commands,
     '\nenvironment variables of serve:\n', ...variables,
   ].join('')

@@ -1,4 +1,4 @@
-import { builtins } from '../builtins.ts'
+import cluster from 'node:cluster'
 import { once } from 'node:events'
 import type { Server as HttpServer } from 'node:http'
 import { createServer, type AddressInfo, type ListenOptions, type Server } from 'node:net'
@@ -47,7 +47,7 @@ export async function listen ({ server, lifecycle, logger }: Listening, port: nu
   const linux = process.platform === 'linux'
   const shared = linux ? { backlog: BACKLOG, reusePort: true, exclusive: true } : { backlog: BACKLOG }
   // A cluster's primary reserved the port before it forked the workers; one process does it here.
-  if (linux && builtins.cluster.isPrimary && port !== 0) await reservePort(port, host)
+  if (linux && cluster.isPrimary && port !== 0) await reservePort(port, host)
   const address = (await bound(server, { port, host, ...shared })).address() as AddressInfo
   lifecycle.accepts(server)
   for (const url of urlsOf(address)) logger.info(`Server listening at ${url}`)

@@ -1,5 +1,4 @@
-import { builtins } from '../builtins.ts'
-import { hostname } from 'node:os'
+import cluster from 'node:cluster'
 import { pino, type Logger } from 'pino'
 import { ApiTokens } from '../api/tokens.ts'
 import { ConfigError, hostProblem, loadConfig, type Config } from '../config.ts'
@@ -13,20 +12,17 @@ import { reservePort } from './listen.ts'
 import { reloadOnChange } from './reload.ts'
 import { closeOnSignal } from './shutdown.ts'
 
-/**
- * Start-up: configuration, profile, service, listen. Anything wrong stops here, before a port is
- * opened. `worker` is what follows Node's flags to start a cluster's worker (entry.ts).
- */
-export async function serve (worker: string[]): Promise<void> {
+/** Start-up: configuration, profile, service, listen. Anything wrong stops here, before a port is opened. */
+async function main (): Promise<void> {
   let config: Config
   try {
     config = loadConfig(process.env)
   } catch (error) {
-    return stop(createLogger('info'), error)
+    return stop(pino(), error)
   }
-  const logger = createLogger(config.logLevel)
+  const logger = pino({ level: config.logLevel })
   // Once, by the process that read the configuration first: a worker reads it again.
-  if (builtins.cluster.isPrimary) for (const adjustment of config.adjusted) logger.warn(adjustment)
+  if (cluster.isPrimary) for (const adjustment of config.adjusted) logger.warn(adjustment)
   let catalog: Catalog
   let tokens: ApiTokens | undefined
   const started = process.hrtime.bigint()
@@ -36,7 +32,7 @@ export async function serve (worker: string[]): Promise<void> {
   } catch (error) {
     return stop(logger, error)
   }
-  if (builtins.cluster.isPrimary && config.workers > 1) {
+  if (cluster.isPrimary && config.workers > 1) {
     // Configuration, profile, tokens and port are checked here, so a bad one stops before any
     // worker starts. The workers bind the port themselves: PORT=0 must give them all the same one.
     let port: number
@@ -46,7 +42,7 @@ export async function serve (worker: string[]): Promise<void> {
       return cannotListen(logger, error, config.host)
     }
     if (config.metrics) (await import('../ops/metrics.ts')).serveClusterMetrics()
-    return superviseWorkers(config.workers, worker, { PORT: String(port) }, config, logger)
+    return superviseWorkers(config.workers, { PORT: String(port) }, config, logger)
   }
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens?.count }, 'profile loaded')
 
@@ -71,7 +67,7 @@ export async function serve (worker: string[]): Promise<void> {
     cannotListen(logger, error, config.host)
   }
   warnWhenOutOfDescriptors(logger)
-  if (builtins.cluster.isWorker) reportListening()
+  if (cluster.isWorker) reportListening()
 }
 
 /**
@@ -90,10 +86,4 @@ function cannotListen (logger: Logger, error: unknown, host: string): never {
   stop(logger, hostProblem(error as NodeJS.ErrnoException, host) ?? error)
 }
 
-/**
- * pino reads the pid and host name when it is loaded, which for the start-up snapshot was when it
- * was built: read here, they are this process's.
- */
-function createLogger (level: string): Logger {
-  return pino({ level, base: { pid: process.pid, hostname: hostname() } })
-}
+await main()

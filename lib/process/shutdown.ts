@@ -1,4 +1,4 @@
-import { builtins } from '../builtins.ts'
+import cluster from 'node:cluster'
 import { setTimeout as sleep } from 'node:timers/promises'
 import closeWithGrace from 'close-with-grace'
 import type { Logger } from 'pino'
@@ -53,7 +53,7 @@ export function closeOnSignal (service: Service, timing: Timing): void {
     logger.info({ signal, drainDelayMs: timing.drainDelayMs }, signal === 'SIGINT' ? `draining: ${ctrlCNotice(timing)}` : 'draining')
     grace.close()
   }
-  if (builtins.cluster.isWorker) return drainWhenPrimarySays(drain)
+  if (cluster.isWorker) return drainWhenPrimarySays(drain)
   process.on('SIGTERM', drain)
   process.on('SIGINT', (signal) => {
     if (drainingSince === undefined) return drain(signal)
@@ -91,7 +91,7 @@ async function drainAndClose (service: Service, { drainDelayMs }: Timing): Promi
   await sleep(drainDelayMs)
   // 2. Every listening socket closes: a new connect is refused, none is cut. Every worker's.
   lifecycle.stopAccepting()
-  if (builtins.cluster.isWorker) await noWorkerAccepts()
+  if (cluster.isWorker) await noWorkerAccepts()
   // 3. Every answer carries `Connection: close`: busy connections get their last answer and leave.
   lifecycle.closing = true
   await sleep(LAST_ANSWER_GRACE_MS)

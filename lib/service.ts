@@ -43,7 +43,6 @@ export const ROUTER_OPTIONS = { querystringParser: (query: string) => parseQuery
 export class Service {
   readonly config: Config
   readonly served: Served
-  readonly tokens: ApiTokens | undefined
   readonly metrics: Metrics | undefined
   readonly logger: Logger
   readonly lifecycle = new Lifecycle()
@@ -61,7 +60,6 @@ export class Service {
   constructor ({ config, served, tokens, metrics, logger }: ServiceOptions) {
     this.config = config
     this.served = served
-    this.tokens = tokens
     this.metrics = metrics
     this.logger = logger
     this.access = { served, trustsProxies: config.trustProxy !== undefined, ...(tokens !== undefined && { tokens }) }

@@ -5,9 +5,17 @@ import { JSON_HEADERS } from '../api/headers.ts'
 import type { Lifecycle } from '../process/lifecycle.ts'
 import { toJson } from '../reference/json.ts'
 
-const ALIVE = Buffer.from(toJson({ status: 'ok' }))
-const READY = Buffer.from(toJson({ status: 'ready' }))
-const DRAINING = Buffer.from(toJson({ status: 'draining' }))
+/** A probe's answer, its headers in their order in the same answer sent through Fastify (headers.ts). */
+interface ProbeAnswer { readonly status: number, readonly body: Buffer, readonly headers: readonly string[] }
+
+function probeAnswer (status: number, body: object): ProbeAnswer {
+  const bytes = Buffer.from(toJson(body))
+  return { status, body: bytes, headers: ['content-type', JSON_HEADERS['content-type'], 'vary', JSON_HEADERS.vary, 'content-length', String(bytes.length)] }
+}
+
+const ALIVE = probeAnswer(200, { status: 'ok' })
+const READY = probeAnswer(200, { status: 'ready' })
+const DRAINING = probeAnswer(503, { status: 'draining' })
 
 /** The probes' paths; every answer's body is a schemas/api.ts Probe. */
 export const PROBE_PATHS = ['/healthz', '/readyz'] as const
@@ -20,12 +28,12 @@ type ProbePath = typeof PROBE_PATHS[number]
  * routes answer the same for what only its router reads as a probe's path (`/readyz?x`).
  */
 export class Probes {
-  readonly #answers: ReadonlyMap<string, () => readonly [number, Buffer]>
+  readonly #answers: ReadonlyMap<string, () => ProbeAnswer>
 
   constructor (lifecycle: Lifecycle) {
-    this.#answers = new Map<ProbePath, () => readonly [number, Buffer]>([
-      ['/healthz', () => [200, ALIVE]],
-      ['/readyz', () => lifecycle.ready ? [200, READY] : [503, DRAINING]],
+    this.#answers = new Map<ProbePath, () => ProbeAnswer>([
+      ['/healthz', () => ALIVE],
+      ['/readyz', () => lifecycle.ready ? READY : DRAINING],
     ])
   }
 
@@ -33,9 +41,8 @@ export class Probes {
   answer (url: string, response: ServerResponse): number | undefined {
     const probe = this.#answers.get(url)
     if (probe === undefined) return undefined
-    const [status, body] = probe()
-    // The headers, in their order, of the same answer sent through Fastify (headers.ts).
-    response.writeHead(status, ['content-type', JSON_HEADERS['content-type'], 'vary', JSON_HEADERS.vary, 'content-length', String(body.length)])
+    const { status, body, headers } = probe()
+    response.writeHead(status, headers as string[])
     response.end(body)
     return status
   }
@@ -48,7 +55,7 @@ export class Probes {
         url,
         config: { anyHost: true },
         handler (_request, reply) {
-          const [status, body] = probe()
+          const { status, body } = probe()
           sendJson(reply, status, body)
         },
       })

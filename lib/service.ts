@@ -30,7 +30,12 @@ export interface ServiceOptions {
 export type Listener = (request: IncomingMessage, response: ServerResponse) => void
 
 /** Fastify's router and ours read a query the reference's way; the fragment is never part of it. */
-export const ROUTER_OPTIONS = { querystringParser: (query: string) => parseQuery(query.split('#', 1)[0]!) as never }
+export const ROUTER_OPTIONS = {
+  querystringParser: (query: string) => {
+    const fragment = query.indexOf('#')
+    return parseQuery(fragment === -1 ? query : query.slice(0, fragment)) as never
+  },
+}
 
 /**
  * The service: one node:http server, on every listening socket, whose listener answers the

@@ -34,21 +34,27 @@ export interface Representation {
  * profile, the page sizes, the base URL, the request URL), so equal inputs on any replica get
  * the same tag and other bytes another; cheaper than hashing every body it names.
  */
-export function etagOf (...inputs: string[]): string {
-  return `"${hash('sha1', inputs.join('\n'), 'base64url')}"`
+export function etagOf (catalog: string, pageSizes: string, base: string, url: string): string {
+  return `"${hash('sha1', `${catalog}\n${pageSizes}\n${base}\n${url}`, 'base64url')}"`
 }
 
 /** Puts a rendered body together with its tag and the headers of its 200 and 304 (`headers` from headers.ts). */
 export function represent (route: string, body: Body, etag: string, headers: Pick<ApiHeaders, 'endpoint' | 'notModified'>): Representation {
-  const caching = ['cache-control', CACHE_CONTROL, 'etag', etag]
   return {
     route,
     body,
     etag,
-    headers: [...headers.endpoint, ...caching, 'content-length', String(byteLength(body)), REQUEST_ID, ''],
+    headers: extended(headers.endpoint, 'cache-control', CACHE_CONTROL, 'etag', etag, 'content-length', String(byteLength(body)), REQUEST_ID, ''),
     // A 304 carries what the 200 would have said about caching, and no body.
-    notModifiedHeaders: [...headers.notModified, ...caching, REQUEST_ID, ''],
+    notModifiedHeaders: extended(headers.notModified, 'cache-control', CACHE_CONTROL, 'etag', etag, REQUEST_ID, ''),
   }
+}
+
+/** A copy of `list` with `more` after it: a miss makes two, and this is V8's fastest way (against spread and concat). */
+function extended (list: readonly string[], ...more: string[]): string[] {
+  const copy = list.slice()
+  copy.push(...more)
+  return copy
 }
 
 /**

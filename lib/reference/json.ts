@@ -3,8 +3,13 @@
  * and U+2029 escaped so the output is also a valid JavaScript literal.
  */
 export function toJson (value: unknown): string {
-  return JSON.stringify(value).replace(/[\u2028\u2029]/g, (char) => '\\u' + char.charCodeAt(0).toString(16))
+  const json = JSON.stringify(value)
+  // Tested first: replace() costs a link of a page twice what the test does.
+  return LINE_SEPARATOR.test(json) ? json.replace(LINE_SEPARATORS, (char) => '\\u' + char.charCodeAt(0).toString(16)) : json
 }
+
+const LINE_SEPARATOR = /[\u2028\u2029]/
+const LINE_SEPARATORS = /[\u2028\u2029]/g
 
 /** A JSON object with its keys in the given order (a JS object would put integer-like keys first). */
 export function orderedObject (entries: Iterable<readonly [string, string]>): string {

@@ -1,4 +1,4 @@
-import { encodeQuery, lastValue, parseInteger, type QueryParams } from './query.ts'
+import { compareCodePoints, encodeFields, lastValue, parseInteger, sortedNames, type QueryParams } from './query.ts'
 
 export interface PageSizes {
   /** Used when `limit` is absent or invalid. */
@@ -37,17 +37,24 @@ export function pageRange ({ limit, offset }: PageWindow, count: number): [numbe
 /**
  * The `next` and `previous` links: the request's own query with `limit` set to the
  * effective limit and `offset` moved, keys sorted; `previous` drops `offset` at the start.
+ * The other parameters are encoded once, in the three runs that sort before `limit`,
+ * between it and `offset`, and after `offset`: the links are those runs and the window.
  */
 export function pageLinks (pageUrl: string, params: QueryParams, { limit, offset }: PageWindow, count: number): [string | null, string | null] {
   const size = BigInt(limit)
-  const withWindow = (nextOffset: bigint | undefined) => {
-    const linkParams = new Map(params)
-    linkParams.set('limit', [String(limit)])
-    if (nextOffset === undefined) linkParams.delete('offset')
-    else linkParams.set('offset', [String(nextOffset)])
-    return pageUrl + '?' + encodeQuery(linkParams)
+  const hasNext = offset + size < BigInt(count)
+  if (!hasNext && offset <= 0n) return [null, null]
+  let before = ''
+  let between = ''
+  let after = ''
+  for (const name of sortedNames(params)) {
+    if (name === 'limit' || name === 'offset') continue
+    const fields = encodeFields(name, params.get(name)!)
+    if (compareCodePoints(name, 'limit') < 0) before += fields + '&'
+    else if (compareCodePoints(name, 'offset') < 0) between += '&' + fields
+    else after += '&' + fields
   }
-  const next = offset + size >= BigInt(count) ? null : withWindow(offset + size)
-  const previous = offset <= 0n ? null : withWindow(offset - size <= 0n ? undefined : offset - size)
-  return [next, previous]
+  const start = `${pageUrl}?${before}limit=${limit}${between}`
+  const withOffset = (linkOffset: bigint) => linkOffset <= 0n ? start + after : `${start}&offset=${linkOffset}${after}`
+  return [hasNext ? withOffset(offset + size) : null, offset <= 0n ? null : withOffset(offset - size)]
 }

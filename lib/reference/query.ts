@@ -30,12 +30,20 @@ export function lastValue (params: QueryParams, name: string): string | undefine
 
 /** urllib.parse.urlencode(sorted(params.items()), doseq=True). */
 export function encodeQuery (params: QueryParams): string {
-  const fields: string[] = []
-  for (const name of [...params.keys()].sort(compareCodePoints)) {
-    const encodedName = quotePlus(name)
-    for (const value of params.get(name)!) fields.push(encodedName + '=' + quotePlus(value))
-  }
-  return fields.join('&')
+  return sortedNames(params).map((name) => encodeFields(name, params.get(name)!)).join('&')
+}
+
+/** The parameter names in urlencode's order. */
+export function sortedNames (params: QueryParams): string[] {
+  return [...params.keys()].sort(compareCodePoints)
+}
+
+/** One parameter's fields as urlencode writes them: `name=value`, joined by `&`. */
+export function encodeFields (name: string, values: readonly string[]): string {
+  const encodedName = quotePlus(name) + '='
+  let fields = encodedName + quotePlus(values[0]!)
+  for (let i = 1; i < values.length; i++) fields += '&' + encodedName + quotePlus(values[i]!)
+  return fields
 }
 
 /** Python's str ordering: by code point, where JavaScript's `<` compares UTF-16 units. */
@@ -100,9 +108,12 @@ export function pyStrip (text: string): string {
 // underscores between them; more than 4300 digits is a ValueError.
 const PY_INT = new RegExp(`^${PY_WHITESPACE}([+-]?)([0-9](?:_?[0-9])*)${PY_WHITESPACE}$`)
 const PY_MAX_DIGITS = 4300
+const DIGITS = new RegExp(`^[0-9]{1,${PY_MAX_DIGITS}}$`)
 
 /** The integer Python's int(text) gives, or undefined where it raises. */
 export function parseInteger (text: string): bigint | undefined {
+  // Plain digits, the usual case, without the full pattern.
+  if (DIGITS.test(text)) return BigInt(text)
   const match = PY_INT.exec(text)
   if (match === null) return undefined
   const digits = match[2]!.replaceAll('_', '')

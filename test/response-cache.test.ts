@@ -3,7 +3,7 @@ import { represent, type Representation } from '../lib/answer/answer.ts'
 import { ENTRY_OVERHEAD_BYTES, ResponseCache } from '../lib/answer/cache.ts'
 import { build, get } from './helper.ts'
 
-const NO_HEADERS = { endpoint: [], notModified: [] }
+const NO_HEADERS: string[] = []
 const KEY = 'inventory.test /api/extras/object-types/?limit=50&offset=50'
 
 /** A URL missed twice (the second time only if the first did not keep it): past the doorkeeper. */

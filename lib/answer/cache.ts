@@ -2,11 +2,11 @@ import { byteLength, type Representation } from './answer.ts'
 
 /**
  * What an entry costs beyond its key and body: the Map slot, the entry, the representation,
- * its two header lists, the tag and the Buffer object. `npm run bench:cache` measured 1.3 KB
- * (pages of one item) to 1.6 KB (the whole list) on Node 26. Without it, a cache of small
+ * its header list, the tag and the Buffer object. `npm run bench:cache` measured 1.1 KB
+ * (pages of one item) to 1.3 KB (the whole list) on Node 26. Without it, a cache of small
  * answers (an empty page, one item) would hold ten times the memory it counts.
  */
-export const ENTRY_OVERHEAD_BYTES = 1536
+export const ENTRY_OVERHEAD_BYTES = 1280
 
 /**
  * The doorkeeper remembers up to 2^16 recently asked-for keys (fewer where two share a slot),

@@ -22,9 +22,8 @@ const SECURITY_HEADERS = {
 export interface ApiHeaders {
   /** Any answer under /api/. */
   readonly api: HeaderSet
-  /** Any answer of an endpoint: `api` and Allow; as a flat name, value… list for a 200 and for a 304 (no Content-Type). */
+  /** Any answer of an endpoint: `api` and Allow, as a flat name, value… list, Content-Type first (see answer.ts). */
   readonly endpoint: readonly string[]
-  readonly notModified: readonly string[]
 }
 
 const byCatalog = new WeakMap<Catalog, ApiHeaders>()
@@ -35,9 +34,7 @@ export function apiHeaders (catalog: Catalog): ApiHeaders {
     // `4.3.7` -> `4.3`, as the reference's settings derive it.
     const apiVersion = catalog.profile.status['service-version'].split('.').slice(0, 2).join('.')
     const api = { ...JSON_HEADERS, 'api-version': apiVersion, ...SECURITY_HEADERS }
-    const endpoint = Object.entries({ ...api, allow: ENDPOINT_METHODS }).flat()
-    // Content-Type comes first (JSON_HEADERS): a 304 has no body to describe.
-    headers = { api, endpoint, notModified: endpoint.slice(2) }
+    headers = { api, endpoint: Object.entries({ ...api, allow: ENDPOINT_METHODS }).flat() }
     byCatalog.set(catalog, headers)
   }
   return headers

@@ -90,7 +90,7 @@ export class Renderings {
     const { catalog, cache } = this.#served.current
     const path = PATH.exec(asked.url)![0]
     const body = endpoint.render({ ...asked, path, catalog, sizes: this.#sizes })
-    const representation = represent(url, body, etagOf(catalog.digest, this.#pageSizes, asked.base, asked.url), apiHeaders(catalog))
+    const representation = represent(url, body, etagOf(catalog.digest, this.#pageSizes, asked.base, asked.url), apiHeaders(catalog).endpoint)
     if (key !== undefined) cache.set(key, representation)
     return representation
   }

@@ -10,6 +10,8 @@ function textOf (params: QueryParams, name: string): string | undefined {
   return stripped === '' ? undefined : stripped
 }
 
+const NO_FILTER: Filter = Object.freeze({})
+
 /**
  * The filters of a list or item request, read as the reference's filter set reads them: each
  * takes ONE value (the last of a repeated parameter); an empty one is no filter. Its form field
@@ -17,6 +19,8 @@ function textOf (params: QueryParams, name: string): string | undefined {
  * Throws the reference's 400 naming every invalid one, in its order.
  */
 export function filterOf (params: QueryParams): Filter {
+  // Most requests filter nothing: no object, no checks.
+  if (!params.has('id') && !params.has('app_label') && !params.has('model') && !params.has('q')) return NO_FILTER
   const problems: Record<string, string[]> = {}
   const id = lastValue(params, 'id')
   const appLabel = textOf(params, 'app_label')

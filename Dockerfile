@@ -10,7 +10,7 @@ RUN npm run bundle
 
 # Run: the bundle, the default profile and package.json (its "imports" map finds the profile).
 FROM node:26.10-slim
-ENV NODE_ENV=production PORT=8080
+ENV NODE_ENV=production PORT=8080 MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY package.json ./
 COPY --from=build /app/dist/service dist/service
@@ -19,7 +19,8 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["node", "dist/service/healthcheck.js"]
 # `serve` by default; `docker run --rm IMAGE capture <base-url> > profile.json`, `… validate <file>`.
-# The Node flag is npm start's (a test holds them equal): it bounds V8's young generation, which keeps
-# RSS under 1000 connections near 130 MiB instead of 170 (docs/performance.md).
-ENTRYPOINT ["node", "--max-semi-space-size=8", "dist/service/main.js"]
+# The Node flag and MALLOC_ARENA_MAX are npm start's (a test holds them equal): they bound V8's young
+# generation and glibc's arenas, which keeps RSS under 1000 connections near 120 MiB instead of 170
+# (docs/performance.md).
+ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/service/main.js"]
 CMD ["serve"]

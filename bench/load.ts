@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { fetchRaw } from './fetch.ts'
-import { IMAGE_NODE_FLAGS } from './image.ts'
+import { IMAGE_ENV, IMAGE_NODE_FLAGS } from './image.ts'
 
 const haveCommand = (name: string) => {
   try {
@@ -162,7 +162,7 @@ export async function startServer (node: string, port: number, args: string[]): 
   const started = process.hrtime.bigint()
   const child = spawn(node, args, {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...IMAGE_ENV, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: 'inherit',
   })
   await waitFor200(child, port, '/api/status/')

@@ -13,7 +13,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { fetchRaw } from './fetch.ts'
-import { IMAGE_NODE_FLAGS } from './image.ts'
+import { IMAGE_ENV, IMAGE_NODE_FLAGS } from './image.ts'
 import { connect, type Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { BARE_SERVER, cpuMicros, fetchPage, HOST, load, median, peakRssMiB, pinned, rssMiB, SERVICE, startsAndIdle, TASKSET, UNIQUE_SUFFIX, waitFor200, WRK } from './load.ts'
@@ -73,7 +73,7 @@ interface Case { path: string, headers?: string[], notModified?: boolean, connec
 function startService (): ChildProcess {
   const [command, ...args] = pinned('1', [options.node, ...SERVICE])
   return spawn(command!, args, {
-    env: { ...process.env, PORT: String(SERVICE_PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', METRICS: String(options.metrics) },
+    env: { ...process.env, ...IMAGE_ENV, PORT: String(SERVICE_PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', METRICS: String(options.metrics) },
     stdio: 'inherit',
   })
 }
@@ -81,7 +81,7 @@ function startService (): ChildProcess {
 function startReference (): ChildProcess {
   const script = fileURLToPath(new URL('reference-server.js', import.meta.url))
   const [command, ...args] = pinned('1', [options.node, ...IMAGE_NODE_FLAGS, script, String(REFERENCE_PORT), String(SERVICE_PORT), HOST, ...Object.values(CASES), ...Object.values(UNCACHED)])
-  return spawn(command!, args, { stdio: 'inherit' })
+  return spawn(command!, args, { env: { ...process.env, ...IMAGE_ENV }, stdio: 'inherit' })
 }
 
 interface Figures { rps: number, p50: number, p99: number, cpuPerRequest: number, errors: number }

@@ -11,7 +11,7 @@ import { Agent, request } from 'node:http'
 import { connect } from 'node:net'
 import { createHistogram } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
-import { IMAGE_NODE_FLAGS } from './image.ts'
+import { IMAGE_ENV, IMAGE_NODE_FLAGS } from './image.ts'
 import { HOST, rssMiB, SERVICE, waitFor200 } from './load.ts'
 
 const { values: options } = parseArgs({
@@ -102,7 +102,7 @@ async function loop (until: number, step: () => Promise<void>): Promise<void> {
 async function main (): Promise<void> {
   const heap = options['max-old-space-size']
   const service = spawn(process.execPath, [...(heap === undefined ? [] : [`--max-old-space-size=${heap}`]), ...SERVICE], {
-    env: { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DRAIN_DELAY_MS: '0' },
+    env: { ...process.env, ...IMAGE_ENV, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DRAIN_DELAY_MS: '0' },
     stdio: 'inherit',
   })
   await waitFor200(service, PORT, '/api/status/')

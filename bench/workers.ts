@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { IMAGE_ENV } from './image.ts'
 import { CORES, cpuMicros, load, median, SERVICE, UNIQUE_SUFFIX, waitFor200, WRK, type LoadFigures } from './load.ts'
 
 const { values: options } = parseArgs({
@@ -36,7 +37,7 @@ function serviceCpuMicros (primary: number): number {
 
 async function measure (workers: number, path: string): Promise<LoadFigures & { cpuPerRequest: number }> {
   const service = spawn(process.execPath, SERVICE, {
-    env: { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', WORKERS: String(workers) },
+    env: { ...process.env, ...IMAGE_ENV, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', WORKERS: String(workers) },
     stdio: 'inherit',
   })
   await waitFor200(service, PORT, '/api/status/')

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
-import { IMAGE_NODE_FLAGS } from '../bench/image.ts'
+import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../bench/image.ts'
 import { exchange, fetch, freePort } from './http.ts'
 import { reconnectingClients } from './reconnecting.ts'
 import { command, logged, start } from './service.ts'
@@ -83,11 +83,15 @@ t.test('serving loads no Fastify: its chunk is imported only when the first requ
   t.ok(fastify(chunkOf('lib/app.ts')).length > 10, 'all of it in the app\'s chunk')
 })
 
-t.test('npm start and the image start the service with the Node flags the benchmarks use', async (t) => {
-  const entrypoint = /^ENTRYPOINT (.*)$/m.exec(await readFile(join(ROOT, 'Dockerfile'), 'utf8'))
+t.test('npm start and the image start the service with the Node flags and environment the benchmarks use', async (t) => {
+  const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8')
+  const entrypoint = /^ENTRYPOINT (.*)$/m.exec(dockerfile)
   t.same(JSON.parse(entrypoint![1]!), ['node', ...IMAGE_NODE_FLAGS, 'dist/service/main.js'])
+  const environment = Object.entries(IMAGE_ENV).map(([name, value]) => `${name}=${value}`)
+  const runStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '))
+  t.same(/^ENV (.*)$/m.exec(runStage)![1]!.split(' ').filter((setting) => setting.split('=')[0]! in IMAGE_ENV), environment)
   const { scripts } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'))
-  t.equal(scripts.start, `exec node ${IMAGE_NODE_FLAGS.join(' ')} dist/service/main.js`)
+  t.equal(scripts.start, `${environment.join(' ')} exec node ${IMAGE_NODE_FLAGS.join(' ')} dist/service/main.js`)
 })
 
 t.test('SIGTERM to `npm start`, as a supervisor sends it, drains the service and exits 0: no orphan, nothing dropped', async (t) => {

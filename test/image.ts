@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
-import { IMAGE_NODE_FLAGS } from '../bench/image.ts'
+import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../bench/image.ts'
 import { exchange, fetch, freePort } from './http.ts'
 import { reconnectingClients } from './reconnecting.ts'
 import { until } from './wait.ts'
@@ -43,6 +43,7 @@ t.test('the image: its size, its user, its health check and the flags it starts 
   t.comment(`image ${(image.Size / 1e6).toFixed(1)} MB, ${((image.Size - base.Size) / 1e6).toFixed(1)} MB over its base`)
   t.equal(image.Config.User, 'node')
   t.same(image.Config.Entrypoint, ['node', ...IMAGE_NODE_FLAGS, 'dist/service/main.js'])
+  for (const [name, value] of Object.entries(IMAGE_ENV)) t.ok(image.Config.Env.includes(`${name}=${value}`), `${name}=${value}`)
   t.same(image.Config.Cmd, ['serve'])
   t.same(image.Healthcheck.Test, ['CMD', 'node', 'dist/service/healthcheck.js'])
 })

@@ -2,7 +2,7 @@ import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
 import type { TSchema } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
+import { Check } from '@sinclair/typebox/value'
 import { setting, VARIABLES, type Environment, type Words } from '../schemas/config.ts'
 import type { Level } from 'pino'
 import { DEFAULT_PROFILE_FILE } from './inventory/profile.ts'
@@ -58,7 +58,7 @@ export class ConfigError extends Error {
 
 /** Whether a value is one its variable accepts: its schema, and the range of a whole number. */
 function accepted (schema: TSchema & Words, value: string): boolean {
-  if (!Value.Check(schema, value)) return false
+  if (!Check(schema, value)) return false
   if (schema.range === undefined || !/^[0-9]+$/.test(value)) return true
   const number = Number(value)
   return number >= schema.range[0] && number <= schema.range[1]

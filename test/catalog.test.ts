@@ -1,4 +1,5 @@
 import t from 'tap'
+import type { Body } from '../lib/answer/answer.ts'
 import { Catalog } from '../lib/inventory/catalog.ts'
 import { DEFAULT_PROFILE } from './helper.ts'
 
@@ -18,20 +19,23 @@ t.test('a page is views of the catalog\'s rendering of its items, with no body o
   const catalog = new Catalog(DEFAULT_PROFILE)
   const json = catalog.itemsJson('http://h/api/extras/object-types/', '/')
   const { items } = catalog
-  const [head, tail] = [Buffer.from('{"results":['), Buffer.from(']}')]
+  const [head, tail] = ['{"results":[', Buffer.from(']}')]
   const rendering = json.item(items[0]!).buffer
-  const ids = (pieces: Buffer[]) => (JSON.parse(Buffer.concat(pieces).toString()) as { results: Array<{ id: number }> }).results.map((item) => item.id)
+  const text = (pieces: Body) => pieces.map((piece) => piece.toString()).join('')
+  const ids = (pieces: Body) => (JSON.parse(text(pieces)) as { results: Array<{ id: number }> }).results.map((item) => item.id)
+  const bufferOf = (piece: Body[number] | undefined) => (piece as Buffer).buffer
   t.equal(json.item(items[7]!).toString(), `{"id":${items[7]!.id},"url":"http://h/api/extras/object-types/${items[7]!.id}/${items[7]!.tail}`)
 
   const side = json.page(head, items, 50, 100, tail)
   t.equal(side.length, 3, 'items side by side: one view between head and tail')
-  t.equal(side[1]!.buffer, rendering, 'a view, not a copy')
+  t.equal(side[0], head, 'the head as it was given, text')
+  t.equal(bufferOf(side[1]), rendering, 'a view, not a copy')
   t.same(ids(side), items.slice(50, 100).map((item) => item.id))
 
   const apart = json.page(head, [items[0]!, items[5]!], 0, 2, tail)
   t.equal(apart.length, 4, 'two runs: the first carries its own comma')
   t.same([apart[0], apart[3]], [head, tail])
-  t.ok(apart[1]!.buffer === rendering && apart[2]!.buffer === rendering, 'both views of the rendering')
+  t.ok(bufferOf(apart[1]) === rendering && bufferOf(apart[2]) === rendering, 'both views of the rendering')
   t.same(ids(apart), [items[0]!.id, items[5]!.id])
 
   const wrapped = json.page(head, [items.at(-1)!, items[0]!, items[1]!], 0, 3, tail)
@@ -42,6 +46,7 @@ t.test('a page is views of the catalog\'s rendering of its items, with no body o
   const reversed = items.slice(0, -1).reverse()
   const scattered = json.page(head, reversed, 0, 50, tail)
   t.equal(scattered.length, 1, 'past 32 pieces, one copy')
+  t.ok(Buffer.isBuffer(scattered[0]), 'the head copied in too')
   t.same(ids(scattered), reversed.slice(0, 50).map((item) => item.id))
   t.same(ids(json.page(head, reversed, 0, 31, tail)), reversed.slice(0, 31).map((item) => item.id), '31 runs of one: 33 pieces, copied')
   t.equal(json.page(head, reversed, 0, 30, tail).length, 32, '30 runs of one: 32 pieces, written as they are')

@@ -26,7 +26,7 @@ t.test('a page is kept the second time it is asked for, as one Buffer of its own
   t.same(app.served.cacheStats, { hits: 1, misses: 2, admissions: 1, evictions: 0 })
   const { body } = app.served.current.cache.get(KEY)!
   t.equal(body.length, 1)
-  t.equal(body[0]!.buffer.byteLength, first.rawPayload.length, 'a copy the size of the page, not a view of the catalog\'s rendering of every item')
+  t.equal((body[0] as Buffer).buffer.byteLength, first.rawPayload.length, 'a copy the size of the page, not a view of the catalog\'s rendering of every item')
   t.equal(body[0]!.toString(), first.body)
   const otherHost = await get(app, '/api/extras/object-types/?limit=50&offset=50', { host: 'other.test' })
   t.equal(JSON.parse(otherHost.body).next, 'http://other.test/api/extras/object-types/?limit=50&offset=100', 'keyed by base URL too')

@@ -116,7 +116,7 @@ export class ResponseCache {
     // body would keep alive.
     const body = Buffer.allocUnsafeSlow(length)
     let at = 0
-    for (const piece of representation.body) at += piece.copy(body, at)
+    for (const piece of representation.body) at += typeof piece === 'string' ? body.write(piece, at) : piece.copy(body, at)
     // Called on a miss only, within the same synchronous turn: the key is new.
     const entry: Entry = { key, representation: { ...representation, body: [body] }, size, visited: false, newer: undefined, older: this.#newest }
     if (this.#newest === undefined) this.#oldest = entry

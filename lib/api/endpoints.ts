@@ -161,7 +161,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
       const window = pageWindow(query, sizes)
       const [start, end] = pageRange(window, items.length)
       const [next, previous] = pageLinks(base + path, query, window, items.length)
-      const head = Buffer.from(`{"count":${items.length},"next":${toJson(next)},"previous":${toJson(previous)},"results":[`)
+      const head = `{"count":${items.length},"next":${toJson(next)},"previous":${toJson(previous)},"results":[`
       return itemsJson(context).page(head, items, start, end, PAGE_END)
     },
   },

@@ -1,3 +1,4 @@
+import type { Body } from '../answer/answer.ts'
 import type { CatalogItem } from './catalog.ts'
 
 const COMMA = Buffer.from(',')
@@ -41,9 +42,9 @@ export class ItemsJson {
   }
 
   /** `head`, then items[start] to items[end - 1] (in that order) joined by commas, then `tail`: the pieces to write in order. */
-  page (head: Buffer, items: readonly CatalogItem[], start: number, end: number, tail: Buffer): Buffer[] {
+  page (head: string, items: readonly CatalogItem[], start: number, end: number, tail: Buffer): Body {
     const starts = this.#starts
-    const pieces = [head]
+    const pieces: Buffer[] = []
     for (let i = start; i < end;) {
       // The run of items that lie side by side here: one view.
       const first = items[i]!.index
@@ -56,6 +57,6 @@ export class ItemsJson {
       if (more && !withComma) pieces.push(COMMA)
     }
     pieces.push(tail)
-    return pieces.length > MAX_PIECES ? [Buffer.concat(pieces)] : pieces
+    return pieces.length > MAX_PIECES ? [Buffer.concat([Buffer.from(head), ...pieces])] : [head, ...pieces]
   }
 }

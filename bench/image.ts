@@ -6,7 +6,7 @@
 
 /**
  * glibc's malloc gives each thread that allocates an arena of its own, up to 8 per core, and
- * each keeps what it freed: two arenas held the peak under 1000 connections some 5 MiB lower
+ * each keeps what it freed: two arenas held the peak under 1000 connections 3–4 MiB lower
  * (docs/performance.md).
  */
 export const IMAGE_ENV = { MALLOC_ARENA_MAX: '2' } as const

@@ -1,10 +1,8 @@
-import { isIP } from 'node:net'
-import { availableParallelism } from 'node:os'
-import { getHeapStatistics } from 'node:v8'
 import type { TSchema } from '@sinclair/typebox'
 import { Check } from '@sinclair/typebox/value'
 import { setting, VARIABLES, type Environment, type Words } from '../schemas/config.ts'
 import type { Level } from 'pino'
+import { net, os, v8 } from './builtins.ts'
 import { DEFAULT_PROFILE_FILE } from './inventory/profile.ts'
 
 export interface Config {
@@ -110,7 +108,7 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
     ...(hosts !== undefined && { allowedHosts: hosts }),
     paginateCount,
     maxPageSize: Math.max(maxPageSize, paginateCount),
-    workers: given.WORKERS === 'auto' ? availableParallelism() : Number(given.WORKERS),
+    workers: given.WORKERS === 'auto' ? os.availableParallelism() : Number(given.WORKERS),
     keepAliveTimeoutMs: Number(given.KEEP_ALIVE_TIMEOUT_MS),
     headersTimeoutMs,
     requestTimeoutMs,
@@ -138,7 +136,7 @@ const MiB = 1024 * 1024
  * under a cache-busting load (which fills it) costs RSS one for one (docs/performance.md).
  */
 function defaultCacheBytes (): number {
-  return Math.min(16 * MiB, Math.floor(getHeapStatistics().heap_size_limit / 8))
+  return Math.min(16 * MiB, Math.floor(v8.getHeapStatistics().heap_size_limit / 8))
 }
 
 /**
@@ -177,7 +175,7 @@ function trustProxy (value: string): string[] {
   const entries = list(value)
   for (const entry of entries) {
     const [address = '', bits, ...rest] = entry.split('/')
-    const family = isIP(address)
+    const family = net.isIP(address)
     const maxBits = family === 6 ? 128 : 32
     const validBits = bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= maxBits)
     if (family === 0 || !validBits || rest.length > 0) {

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import type { IncomingMessage } from 'node:http'
 import { Errors } from '@sinclair/typebox/errors'
 import { TokenList } from '../../schemas/tokens.ts'
+import { fs } from '../builtins.ts'
 import { headerOf } from '../answer/answer.ts'
 import { MESSAGES } from './errors.ts'
 
@@ -59,7 +59,7 @@ export class ApiTokens {
 function readTokens (file: string): Buffer[] {
   let text: string
   try {
-    text = readFileSync(file, 'utf8')
+    text = fs.readFileSync(file, 'utf8')
   } catch (error) {
     throw new TokensError(file, `cannot be read (${(error as Error).message})`)
   }

@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { Errors, ValueErrorType } from '@sinclair/typebox/errors'
+import { fs, url } from '../builtins.ts'
 import { Profile } from '../../schemas/profile.ts'
 
 /** The profile served when PROFILE is not set. */
-export const DEFAULT_PROFILE_FILE = fileURLToPath(import.meta.resolve('#data/default-inventory.json'))
+export const DEFAULT_PROFILE_FILE = url.fileURLToPath(import.meta.resolve('#data/default-inventory.json'))
 
 export class ProfileError extends Error {
   /** `source`: the file, or where a profile not yet written came from. */
@@ -18,7 +17,7 @@ export class ProfileError extends Error {
 export function loadProfile (file: string): Profile {
   let text: string
   try {
-    text = readFileSync(file, 'utf8')
+    text = fs.readFileSync(file, 'utf8')
   } catch (error) {
     throw new ProfileError(file, `cannot be read (${(error as Error).message})`)
   }

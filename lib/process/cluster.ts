@@ -1,5 +1,6 @@
-import cluster, { type Worker } from 'node:cluster'
+import type { Worker } from 'node:cluster'
 import type { Logger } from 'pino'
+import { cluster } from '../builtins.ts'
 import { ctrlCNotice, shutdownBudgetMs, stopAtOnceOnSecondCtrlC, type Timing } from './shutdown.ts'
 
 /** Beyond the workers' own shutdown budget, before the primary kills them. */

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync } from 'node:fs'
+import { fs } from '../builtins.ts'
 import type { Logger } from 'pino'
 
 const CHECK_EVERY_MS = 1000
@@ -13,11 +13,11 @@ const WARN_EVERY_MS = 60_000
  */
 export function warnWhenOutOfDescriptors (logger: Logger): void {
   if (process.platform !== 'linux') return
-  const limit = /^Max open files +(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))![1]
+  const limit = /^Max open files +(\S+)/m.exec(fs.readFileSync('/proc/self/limits', 'utf8'))![1]
   let warnedAt = -WARN_EVERY_MS
   setInterval(() => {
     try {
-      closeSync(openSync('/dev/null', 'r'))
+      fs.closeSync(fs.openSync('/dev/null', 'r'))
     } catch (error) {
       if (Date.now() - warnedAt < WARN_EVERY_MS) return
       warnedAt = Date.now()

@@ -1,4 +1,5 @@
-import { Server } from 'node:net'
+import type { Server } from 'node:net'
+import { net } from '../builtins.ts'
 
 /** Where a serving process is on its way out: read by /readyz and by the HTTP server, led by shutdown.ts. */
 export class Lifecycle {
@@ -25,7 +26,7 @@ export class Lifecycle {
    */
   stopAccepting (): void {
     for (const listener of this.#listeners) {
-      if (listener.listening) Server.prototype.close.call(listener)
+      if (listener.listening) net.Server.prototype.close.call(listener)
     }
   }
 

@@ -1,9 +1,7 @@
-import cluster from 'node:cluster'
-import { once } from 'node:events'
 import type { Server as HttpServer } from 'node:http'
-import { createServer, type AddressInfo, type ListenOptions, type Server } from 'node:net'
-import { networkInterfaces } from 'node:os'
+import type { AddressInfo, ListenOptions, Server } from 'node:net'
 import type { Logger } from 'pino'
+import { cluster, events, net, os } from '../builtins.ts'
 import type { Lifecycle } from './lifecycle.ts'
 
 /**
@@ -22,10 +20,10 @@ const BACKLOG = 4096
  * should find taken, so a taken port must fail here, with EADDRINUSE, as it would without.
  */
 export async function reservePort (port: number, host: string): Promise<number> {
-  const probe = await bound(createServer(), { port, host, backlog: BACKLOG })
+  const probe = await bound(net.createServer(), { port, host, backlog: BACKLOG })
   const chosen = (probe.address() as AddressInfo).port
   probe.close()
-  await once(probe, 'close')
+  await events.once(probe, 'close')
   return chosen
 }
 
@@ -54,14 +52,14 @@ export async function listen ({ server, lifecycle, logger }: Listening, port: nu
   if (!linux) return
   for (let i = 1; i < ACCEPTORS; i++) {
     // As node:http's own listener does for its connections: half-open allowed, Nagle off.
-    const acceptor = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => server.emit('connection', socket))
+    const acceptor = net.createServer({ allowHalfOpen: true, noDelay: true }, (socket) => server.emit('connection', socket))
     lifecycle.accepts(await bound(acceptor, { port: address.port, host: address.address, ...shared }))
   }
 }
 
 async function bound<S extends Server> (server: S, options: ListenOptions): Promise<S> {
   server.listen(options)
-  await once(server, 'listening')
+  await events.once(server, 'listening')
   return server
 }
 
@@ -70,7 +68,7 @@ function urlsOf ({ address, port }: AddressInfo): string[] {
   if (address.includes(':')) return [`http://[${address}]:${port}`]
   const addresses = address !== '0.0.0.0'
     ? [address]
-    : Object.values(networkInterfaces()).flat()
+    : Object.values(os.networkInterfaces()).flat()
       .filter((nic) => nic!.family === 'IPv4')
       .sort((a, b) => Number(b!.internal) - Number(a!.internal))
       .map((nic) => nic!.address)

@@ -1,8 +1,8 @@
-import { realpathSync, statSync, watch, type FSWatcher } from 'node:fs'
-import { dirname } from 'node:path'
+import type { FSWatcher } from 'node:fs'
 import type { Logger } from 'pino'
 import type { ApiTokens } from '../api/tokens.ts'
 import type { Config } from '../config.ts'
+import { fs, path } from '../builtins.ts'
 import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import type { Served } from '../inventory/served.ts'
@@ -65,8 +65,8 @@ export function reloadOnChange ({ config, served, tokens, metrics, logger }: Rel
 function watchProfile (file: string, changed: () => void): void {
   const fingerprint = () => {
     try {
-      const real = realpathSync(file)
-      const { ino, size, mtimeMs } = statSync(real)
+      const real = fs.realpathSync(file)
+      const { ino, size, mtimeMs } = fs.statSync(real)
       return `${real} ${ino} ${size} ${mtimeMs}`
     } catch (error) {
       // Gone for a moment, or for good: the reload says which.
@@ -75,7 +75,7 @@ function watchProfile (file: string, changed: () => void): void {
   }
   let seen = fingerprint()
   /** Where the file was last found: watched while a symlink dangles, so that its return is seen. */
-  let targetFolder = dirname(file)
+  let targetFolder = path.dirname(file)
   let watchers: FSWatcher[] = []
   let timer: NodeJS.Timeout | undefined
   const settled = () => {
@@ -88,15 +88,15 @@ function watchProfile (file: string, changed: () => void): void {
   const watchFolders = () => {
     for (const watcher of watchers) watcher.close()
     try {
-      targetFolder = dirname(realpathSync(file))
+      targetFolder = path.dirname(fs.realpathSync(file))
     } catch {}
-    const folders = new Set([dirname(file), targetFolder])
+    const folders = new Set([path.dirname(file), targetFolder])
     const soon = () => {
       clearTimeout(timer)
       timer = setTimeout(settled, SETTLE_MS)
     }
     // A watched folder that goes away (the ConfigMap's old one) ends its watch: look again.
-    watchers = [...folders].map((folder) => watch(folder, soon).on('error', soon).unref())
+    watchers = [...folders].map((folder) => fs.watch(folder, soon).on('error', soon).unref())
   }
   watchFolders()
 }

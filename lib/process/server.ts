@@ -1,7 +1,7 @@
-import cluster from 'node:cluster'
 import { pino, type Logger } from 'pino'
 import { ApiTokens } from '../api/tokens.ts'
 import { ConfigError, hostProblem, loadConfig, type Config } from '../config.ts'
+import { cluster } from '../builtins.ts'
 import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import { Served } from '../inventory/served.ts'

@@ -1,9 +1,8 @@
-import cluster from 'node:cluster'
-import { setTimeout as sleep } from 'node:timers/promises'
 import closeWithGrace from 'close-with-grace'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
 import type { Service } from '../service.ts'
+import { cluster, timers } from '../builtins.ts'
 import { drainWhenPrimarySays, noWorkerAccepts } from './cluster.ts'
 
 /**
@@ -88,13 +87,13 @@ async function drainAndClose (service: Service, { drainDelayMs }: Timing): Promi
   // 1. /readyz answers 503 and the API goes on serving: load balancers take the process out.
   const { lifecycle } = service
   lifecycle.ready = false
-  await sleep(drainDelayMs)
+  await timers.setTimeout(drainDelayMs)
   // 2. Every listening socket closes: a new connect is refused, none is cut. Every worker's.
   lifecycle.stopAccepting()
   if (cluster.isWorker) await noWorkerAccepts()
   // 3. Every answer carries `Connection: close`: busy connections get their last answer and leave.
   lifecycle.closing = true
-  await sleep(LAST_ANSWER_GRACE_MS)
+  await timers.setTimeout(LAST_ANSWER_GRACE_MS)
   // 4. Idle connections are closed, requests in flight finish, then what the service started stops.
   service.logger.info('closing')
   await service.close()

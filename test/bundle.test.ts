@@ -69,12 +69,14 @@ t.test('the bundle, alone with the profile and package.json, answers byte for by
   t.equal(JSON.parse(captured.stdout).objectTypes.length, 163)
 })
 
-t.test('serving loads no Fastify: its chunk is imported only when the first request needs it', async (t) => {
+t.test('serving loads no Fastify, and the commands as one import: Fastify\'s chunk is imported only when the first request needs it', async (t) => {
   interface Output { entryPoint?: string, inputs: Record<string, unknown>, imports: Array<{ path: string, kind: string }> }
   const outputs: Record<string, Output> = JSON.parse(await readFile(META, 'utf8')).outputs
   const chunkOf = (entryPoint: string) => Object.keys(outputs).find((file) => outputs[file]!.entryPoint === entryPoint)!
-  // What the server chunk loads before it runs: itself and its static imports, transitively.
-  const loaded = new Set([chunkOf('lib/process/server.ts')])
+  const commands = chunkOf('lib/process/cli.ts')
+  t.same(outputs[chunkOf('lib/process/main.ts')]!.imports, [{ path: commands, kind: 'dynamic-import' }], 'the entry point imports the commands\' chunk alone')
+  // What the commands' chunk loads before it runs: itself and its static imports, transitively.
+  const loaded = new Set([commands])
   for (const file of loaded) {
     for (const { path, kind } of outputs[file]!.imports) if (kind === 'import-statement' && path in outputs) loaded.add(path)
   }

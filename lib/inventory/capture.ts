@@ -1,6 +1,4 @@
 import type { IncomingMessage } from 'node:http'
-import { request as httpsRequest } from 'node:https'
-import tls from 'node:tls'
 import type { Profile, ProfileObjectType } from '../../schemas/profile.ts'
 import { http } from '../builtins.ts'
 import { counted } from '../words.ts'
@@ -31,14 +29,21 @@ const PAGE_LIMIT = 1000
 /** No answer of this API comes near this; a larger one is not this API. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024
 
+let trust: { ca?: string[] } | undefined
+
 /**
  * The system's CAs besides Node's own, so that a deployment behind a company CA is trusted as curl
- * trusts it. Node before 22.15 cannot list them: there, Node's own and NODE_EXTRA_CA_CERTS.
+ * trusts it. Node before 22.15 cannot list them: there, Node's own and NODE_EXTRA_CA_CERTS. Read
+ * on the first capture, as node:https and node:tls are loaded: serving imports this module too.
  */
-/* c8 ignore next 3: which branch runs depends on the Node version, and CI runs the suite on two */
-const TRUST = typeof tls.getCACertificates === 'function'
-  ? { ca: [...tls.getCACertificates('default'), ...tls.getCACertificates('system')] }
-  : {}
+function trusted (): { ca?: string[] } {
+  const tls = process.getBuiltinModule('node:tls')
+  /* c8 ignore next 3: which branch runs depends on the Node version, and CI runs the suite on two */
+  trust ??= typeof tls.getCACertificates === 'function'
+    ? { ca: [...tls.getCACertificates('default'), ...tls.getCACertificates('system')] }
+    : {}
+  return trust
+}
 
 export async function capture (baseUrl: URL, options: CaptureOptions): Promise<Profile> {
   const statusUrl = new URL('api/status/', baseUrl)
@@ -152,12 +157,12 @@ function unexpected (url: URL, problem: string): CaptureError {
 
 /** GET with a deadline for the whole answer; 200 with a JSON body, or a CaptureError that says what the server did. */
 async function getJson (url: URL, { token, timeoutMs }: CaptureOptions): Promise<unknown> {
-  const request = url.protocol === 'https:' ? httpsRequest : http.request
+  const request = url.protocol === 'https:' ? process.getBuiltinModule('node:https').request : http.request
   const headers = { accept: 'application/json', ...(token !== undefined && { authorization: `Token ${token}` }) }
   const signal = AbortSignal.timeout(timeoutMs)
   try {
     return await new Promise((resolve, reject) => {
-      request(url, { headers, signal, ...TRUST }, (response) => { readAnswer(url, response, token !== undefined).then(resolve, reject) })
+      request(url, { headers, signal, ...trusted() }, (response) => { readAnswer(url, response, token !== undefined).then(resolve, reject) })
         .on('error', reject)
         .end()
     })

@@ -1,5 +1,4 @@
-import { rename, rm, writeFile } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { fs, path } from '../builtins.ts'
 import { capture, CaptureError } from '../inventory/capture.ts'
 import { checkProfile } from '../inventory/profile.ts'
 import { COMMANDS, commandArgs, UsageError, wrongUsage } from './command.ts'
@@ -60,12 +59,12 @@ function readArgs (args: string[]) {
 
 /** Writes beside the target, then renames: a reader sees the old file or the whole new one, never a part. */
 async function writeWhole (file: string, text: string): Promise<void> {
-  const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`)
+  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`)
   try {
-    await writeFile(temporary, text, { flag: 'wx' })
-    await rename(temporary, file)
+    await fs.promises.writeFile(temporary, text, { flag: 'wx' })
+    await fs.promises.rename(temporary, file)
   } catch (error) {
-    await rm(temporary, { force: true })
+    await fs.promises.rm(temporary, { force: true })
     throw new CaptureError(`cannot write ${file} (${(error as Error).message})`)
   }
 }

@@ -12,8 +12,8 @@ import { reservePort } from './listen.ts'
 import { reloadOnChange } from './reload.ts'
 import { closeOnSignal } from './shutdown.ts'
 
-/** Start-up: configuration, profile, service, listen. Anything wrong stops here, before a port is opened. */
-async function main (): Promise<void> {
+/** `serve`: configuration, profile, service, listen. Anything wrong stops here, before a port is opened. */
+export async function serve (): Promise<void> {
   let config: Config
   try {
     config = loadConfig(process.env)
@@ -85,5 +85,3 @@ function stop (logger: Logger, error: unknown): never {
 function cannotListen (logger: Logger, error: unknown, host: string): never {
   stop(logger, hostProblem(error as NodeJS.ErrnoException, host) ?? error)
 }
-
-await main()

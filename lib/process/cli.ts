@@ -1,0 +1,32 @@
+import { captureCommand } from './capture.ts'
+import { COMMANDS, wrongUsage } from './command.ts'
+import { help } from './help.ts'
+import { serve } from './server.ts'
+import { validateCommand } from './validate.ts'
+
+/**
+ * Runs the command a command line names: `serve` (the default) starts the service; `capture`
+ * and `validate` are the profile tools; `help` lists them all. A cluster worker runs the entry
+ * point again with the primary's arguments, and so serves too.
+ */
+export async function run ([command = 'serve', ...args]: string[]): Promise<void> {
+  switch (command) {
+    case 'serve':
+      if (args.length > 0) process.exitCode = wrongUsage(`serve takes no arguments (configuration comes from the environment), got ${args.join(' ')}`, COMMANDS.serve.usage)
+      else await serve()
+      break
+    case 'capture':
+      process.exitCode = await captureCommand(args)
+      break
+    case 'validate':
+      process.exitCode = validateCommand(args)
+      break
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(help())
+      break
+    default:
+      process.exitCode = wrongUsage(`unknown command ${JSON.stringify(command)}`, Object.values(COMMANDS).map((c) => c.usage).join(' | '))
+  }
+}

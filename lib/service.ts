@@ -69,7 +69,7 @@ export class Service {
     this.logger = logger
     this.access = { served, trustsProxies: config.trustProxy !== undefined, ...(tokens !== undefined && { tokens }) }
     this.baseUrl = baseUrlOf(config)
-    this.renderings = new Renderings(served, config, this.baseUrl, ROUTER_OPTIONS)
+    this.renderings = new Renderings(served, config, this.baseUrl, ROUTER_OPTIONS.querystringParser)
     this.probes = new Probes(this.lifecycle)
     // With per-request logs on, every request goes through Fastify to be logged.
     const fastPath = config.accessLog ? undefined : new FastPath(this.access, this.renderings, this.probes, metrics)

@@ -1,11 +1,11 @@
 import type { IncomingMessage } from 'node:http'
-import FindMyWay from 'find-my-way'
 import { etagOf, represent, type Representation } from '../answer/answer.ts'
 import type { Served } from '../inventory/served.ts'
 import type { PageSizes } from '../reference/pagination.ts'
 import { encodeQuery, lastValue, type QueryParams } from '../reference/query.ts'
 import { ENDPOINTS, type Endpoint } from './endpoints.ts'
 import { apiHeaders } from './headers.ts'
+import { PlainRoutes } from './plain-routes.ts'
 import type { BaseUrlOf } from './hosts.ts'
 
 /** One route template of an endpoint (see routeUrls). */
@@ -61,20 +61,16 @@ export class Renderings {
   /** Part of every tag: the same URL gives other pages under other sizes. */
   readonly #pageSizes: string
   readonly #baseUrl: BaseUrlOf
-  /** Every endpoint's routes, with the app's router options: a path reads here as Fastify's router reads it. */
-  readonly #routes: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>
+  /** Every endpoint's routes, for the plain paths that read here as Fastify's router reads them. */
+  readonly #routes: PlainRoutes<EndpointRoute>
 
-  constructor (served: Served, sizes: PageSizes, baseUrl: BaseUrlOf, routerOptions: FindMyWay.Config<FindMyWay.HTTPVersion.V1>) {
+  /** `parseQuery`: the reading of a query that Fastify's router is given (service.ts). */
+  constructor (served: Served, sizes: PageSizes, baseUrl: BaseUrlOf, parseQuery: (query: string) => QueryParams) {
     this.#served = served
     this.#sizes = sizes
     this.#pageSizes = `${sizes.paginateCount} ${sizes.maxPageSize}`
     this.#baseUrl = baseUrl
-    this.#routes = FindMyWay(routerOptions)
-    for (const endpoint of ENDPOINTS) {
-      // find-my-way wants a handler; miss() uses find(), which never calls it.
-      /* c8 ignore next */
-      for (const url of routeUrls(endpoint)) this.#routes.on('GET', url, () => {}, { url, endpoint } satisfies EndpointRoute)
-    }
+    this.#routes = new PlainRoutes(ENDPOINTS.flatMap((endpoint) => routeUrls(endpoint).map((url) => [url, { url, endpoint }] as const)), parseQuery)
   }
 
   /**
@@ -103,16 +99,16 @@ export class Renderings {
    */
   miss (request: IncomingMessage, key: string): Representation | undefined {
     const url = request.url!
-    const found = this.#routes.find('GET', url)
-    if (found === null) return undefined
-    const query = found.searchParams as unknown as QueryParams
+    const found = this.#routes.find(url)
+    if (found === undefined) return undefined
+    const { query } = found
     const itemTail = itemTailOf(found.params.format, lastValue(query, 'format'))
     // The key is the Host, a space and the URL; without trusted forwarded headers (see
     // cacheKeyOf) the protocol is the connection's: plain HTTP.
     const base = this.#baseUrl(key.slice(0, key.length - url.length - 1), 'http')
     if (itemTail === undefined || base === undefined) return undefined
     try {
-      return this.#rendered(found.store as EndpointRoute, key, { base, url, query, params: found.params, itemTail })
+      return this.#rendered(found.route, key, { base, url, query, params: found.params, itemTail })
     } catch {
       return undefined
     }

@@ -19,8 +19,8 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["node", "dist/service/healthcheck.js"]
 # `serve` by default; `docker run --rm IMAGE capture <base-url> > profile.json`, `… validate <file>`.
-# The Node flag and MALLOC_ARENA_MAX are npm start's (a test holds them equal): they bound V8's young
-# generation and glibc's arenas, which keeps RSS under 1000 connections near 120 MiB instead of 170
-# (docs/performance.md).
+# The Node flags and MALLOC_ARENA_MAX are npm start's (a test holds them equal): they bound V8's young
+# generation (from the start: no scavenge in a start) and glibc's arenas, which keeps RSS under 1000
+# connections near 120 MiB instead of 170 (docs/performance.md).
 ENTRYPOINT ["node", "--max-semi-space-size=4", "--min-semi-space-size=4", "dist/service/main.js"]
 CMD ["serve"]

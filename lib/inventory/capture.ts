@@ -37,11 +37,13 @@ let trust: { ca?: string[] } | undefined
  * on the first capture, as node:https and node:tls are loaded: serving imports this module too.
  */
 function trusted (): { ca?: string[] } {
-  const tls = process.getBuiltinModule('node:tls')
-  /* c8 ignore next 3: which branch runs depends on the Node version, and CI runs the suite on two */
-  trust ??= typeof tls.getCACertificates === 'function'
-    ? { ca: [...tls.getCACertificates('default'), ...tls.getCACertificates('system')] }
-    : {}
+  if (trust === undefined) {
+    const tls = process.getBuiltinModule('node:tls')
+    /* c8 ignore next 3: which branch runs depends on the Node version, and CI runs the suite on two */
+    trust = typeof tls.getCACertificates === 'function'
+      ? { ca: [...tls.getCACertificates('default'), ...tls.getCACertificates('system')] }
+      : {}
+  }
   return trust
 }
 

@@ -1,4 +1,5 @@
-import { FormatRegistry, Type, type Static } from '@sinclair/typebox'
+import { FormatRegistry, type Static } from '@sinclair/typebox'
+import * as Type from '@sinclair/typebox'
 
 // TypeBox checks only the formats it is told about; links and item urls are absolute URLs.
 FormatRegistry.Set('uri', (value) => URL.canParse(value))

@@ -1,4 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox'
+import type { Static } from '@sinclair/typebox'
+import * as Type from '@sinclair/typebox'
 
 // `accepts`: what a value must be, in words, for the messages that refuse a profile.
 const Version = Type.String({ minLength: 1, description: 'version text', accepts: 'a version: a non-empty string' })

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox'
+import * as Type from '@sinclair/typebox'
 
 /**
  * A tokens file in its JSON form: a list of tokens. (The other form is one token a line.)

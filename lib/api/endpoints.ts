@@ -1,4 +1,5 @@
-import { Type, type TSchema } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
+import * as Type from '@sinclair/typebox'
 import type { Body } from '../answer/answer.ts'
 import { ApiRoot, Description, Detail, FieldErrors, ObjectType, ObjectTypePage, OpenApiDocument, Status } from '../../schemas/api.ts'
 import type { Catalog } from '../inventory/catalog.ts'

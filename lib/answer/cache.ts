@@ -81,17 +81,14 @@ interface Entry {
  * Eviction is SIEVE (Zhang et al., NSDI '24): entries queue up newest first; a hit only sets
  * a bit; to make room, a hand walks from the oldest toward the newest, clearing bits, and
  * evicts the first entry whose bit is clear, so pages asked for again and again stay while
- * others pass through, which FIFO and LRU do not allow. A hit costs a hash of its key, one Map
- * lookup and one write.
+ * others pass through, which FIFO and LRU do not allow. A hit costs a hash of its key, one Map lookup
+ * and one write.
  *
  * Written here rather than taken from a package: the one maintained SIEVE package bounds
  * entries by count, and these vary from 200 bytes to megabytes.
  */
 export class ResponseCache {
-  /**
-   * By slotOf(hash): two keys in one slot are not both kept, which costs a newcomer its place once
-   * in 2^30 / entries (once in 70 000 misses when 15 000 full pages fill the cache).
-   */
+  /** By slotOf(key): keys that share a slot (one in a billion) are not both kept. */
   readonly #entries = new Map<number, Entry>()
   /** The doorkeeper: by the high bits of a key's hash, the hash of the last key seen there. */
   readonly #seen = new Uint32Array(2 ** DOORKEEPER_BITS)

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { represent, type Representation } from '../lib/answer/answer.ts'
-import { ENTRY_OVERHEAD_BYTES, hashOf, ResponseCache, slotOf } from '../lib/answer/cache.ts'
+import { ENTRY_OVERHEAD_BYTES, ResponseCache } from '../lib/answer/cache.ts'
 import { build, get } from './helper.ts'
 
 const NO_HEADERS: string[] = []
@@ -30,27 +30,6 @@ t.test('a page is kept the second time it is asked for, as one Buffer of its own
   t.equal(body[0]!.toString(), first.body)
   const otherHost = await get(app, '/api/extras/object-types/?limit=50&offset=50', { host: 'other.test' })
   t.equal(JSON.parse(otherHost.body).next, 'http://other.test/api/extras/object-types/?limit=50&offset=100', 'keyed by base URL too')
-})
-
-t.test('two keys in one slot of the cache\'s map: each gets its own answer or none, never the other\'s', async (t) => {
-  const bySlot = new Map<number, string>()
-  let pair: [string, string] | undefined
-  for (let i = 0; pair === undefined; i++) {
-    const key = `${KEY}&n=${i}`
-    const slot = slotOf(hashOf(key))
-    const other = bySlot.get(slot)
-    if (other === undefined) bySlot.set(slot, key)
-    else pair = [other, key]
-  }
-  const [first, second] = pair
-  const cache = new ResponseCache(1024 * 1024)
-  const answerOf = (key: string) => represent('/x', [Buffer.from(key)], `"${key}"`, NO_HEADERS)
-  admit(cache, first, answerOf(first))
-  t.equal(cache.get(second), undefined, `${second} is not ${first}`)
-  admit(cache, second, answerOf(second))
-  t.equal(cache.get(second), undefined, 'the second is not kept')
-  t.equal(cache.get(first)!.etag, `"${first}"`, 'the first is kept, with its own answer')
-  t.same(cache.stats, { hits: 1, misses: 4, admissions: 1, evictions: 0 })
 })
 
 t.test('URLs asked for once cost the cache nothing', async (t) => {

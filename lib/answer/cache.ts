@@ -30,22 +30,6 @@ const KEPT_WHEN_FULL = 1 / 64
  */
 const MISSES_OF_A_HOT_PAGE = 8
 
-/** FNV-1a of a key, 32 bits. */
-export function hashOf (key: string): number {
-  let hash = 0x811c9dc5
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193)
-  return hash >>> 0
-}
-
-/**
- * An entry's key in the Map: its hash's top 30 bits, a number V8 keeps unboxed. Keyed by the
- * string itself, the Map had V8 intern every new key, some 0.6 µs of each miss in-process (a
- * hit's lookup costs 0.1 µs more this way: docs/performance.md).
- */
-export function slotOf (hash: number): number {
-  return hash >>> 2
-}
-
 /** What the caches of every generation have done, for /metrics: it outlives a reload. */
 export class CacheStats {
   hits = 0
@@ -58,8 +42,6 @@ export class CacheStats {
 
 interface Entry {
   readonly key: string
-  /** Its place in the Map: see slotOf. */
-  readonly slot: number
   readonly representation: Representation
   readonly size: number
   /** Asked for since the hand last passed: SIEVE keeps it once more. */
@@ -81,15 +63,13 @@ interface Entry {
  * Eviction is SIEVE (Zhang et al., NSDI '24): entries queue up newest first; a hit only sets
  * a bit; to make room, a hand walks from the oldest toward the newest, clearing bits, and
  * evicts the first entry whose bit is clear, so pages asked for again and again stay while
- * others pass through, which FIFO and LRU do not allow. A hit costs a hash of its key, one Map lookup
- * and one write.
+ * others pass through, which FIFO and LRU do not allow. A hit costs one Map lookup and one write.
  *
  * Written here rather than taken from a package: the one maintained SIEVE package bounds
  * entries by count, and these vary from 200 bytes to megabytes.
  */
 export class ResponseCache {
-  /** By slotOf(key): keys that share a slot (one in a billion) are not both kept. */
-  readonly #entries = new Map<number, Entry>()
+  readonly #entries = new Map<string, Entry>()
   /** The doorkeeper: by the high bits of a key's hash, the hash of the last key seen there. */
   readonly #seen = new Uint32Array(2 ** DOORKEEPER_BITS)
   /** By the same slot, how many times that key was missed (up to 255). */
@@ -114,8 +94,8 @@ export class ResponseCache {
   }
 
   get (key: string): Representation | undefined {
-    const entry = this.#entries.get(slotOf(hashOf(key)))
-    if (entry === undefined || entry.key !== key) return undefined
+    const entry = this.#entries.get(key)
+    if (entry === undefined) return undefined
     entry.visited = true
     this.stats.hits++
     return entry.representation
@@ -126,10 +106,9 @@ export class ResponseCache {
     this.stats.misses++
     const length = byteLength(representation.body)
     const size = key.length + length + ENTRY_OVERHEAD_BYTES
-    const hash = hashOf(key)
-    const missed = this.#countMiss(hash)
+    const missed = this.#countMiss(key)
     // Larger than the whole cache: keeping it would evict everything else.
-    if (size > this.maxBytes || missed === 1 || this.#entries.has(slotOf(hash))) return
+    if (size > this.maxBytes || missed === 1) return
     if (this.#bytes + size > this.maxBytes && missed < MISSES_OF_A_HOT_PAGE && Math.random() >= KEPT_WHEN_FULL) return
     this.stats.admissions++
     // A copy of its own, so the cache holds exactly the bytes it counts and no view keeps a
@@ -139,17 +118,19 @@ export class ResponseCache {
     let at = 0
     for (const piece of representation.body) at += typeof piece === 'string' ? body.write(piece, at) : piece.copy(body, at)
     // Called on a miss only, within the same synchronous turn: the key is new.
-    const entry: Entry = { key, slot: slotOf(hash), representation: { ...representation, body: [body] }, size, visited: false, newer: undefined, older: this.#newest }
+    const entry: Entry = { key, representation: { ...representation, body: [body] }, size, visited: false, newer: undefined, older: this.#newest }
     if (this.#newest === undefined) this.#oldest = entry
     else this.#newest.newer = entry
     this.#newest = entry
-    this.#entries.set(entry.slot, entry)
+    this.#entries.set(key, entry)
     this.#bytes += size
     while (this.#bytes > this.maxBytes) this.#evict()
   }
 
-  /** How many times the key of this hash was missed since it took its slot in the doorkeeper, this time included. */
-  #countMiss (hash: number): number {
+  /** How many times this key was missed since it took its slot in the doorkeeper, this time included. FNV-1a. */
+  #countMiss (key: string): number {
+    let hash = 0x811c9dc5
+    for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193)
     const slot = hash >>> (32 - DOORKEEPER_BITS)
     // Its lowest bit set: 0 is an empty slot.
     const mark = (hash | 1) >>> 0
@@ -175,7 +156,7 @@ export class ResponseCache {
     else hand.older.newer = hand.newer
     if (hand.newer === undefined) this.#newest = hand.older
     else hand.newer.older = hand.older
-    this.#entries.delete(hand.slot)
+    this.#entries.delete(hand.key)
     this.#bytes -= hand.size
     this.stats.evictions++
   }

@@ -94,8 +94,8 @@ export class Renderings {
   /**
    * The fast path's miss: the 200 of a GET or HEAD whose cache key `key` the cache does not
    * hold (whose token has been checked), rendered as Fastify's handler would render it.
-   * undefined for anything else (another path, a refused Host or `format`, a renderer's
-   * error): Fastify answers that.
+   * undefined for anything else (another path or one not plain, see plain-routes.ts, a refused
+   * Host or `format`, a renderer's error): Fastify answers that.
    */
   miss (request: IncomingMessage, key: string): Representation | undefined {
     const url = request.url!

@@ -77,7 +77,7 @@ export const Environment = Type.Object({
     description: 'MiB of rendered answers each process keeps',
     accepts: words(1, Number.MAX_SAFE_INTEGER),
     range: [1, Number.MAX_SAFE_INTEGER],
-    unset: 'an eighth of the heap limit, at most 16',
+    unset: 'an eighth of the heap limit, at most 4',
   })),
 })
 

@@ -25,7 +25,7 @@ t.test('defaults', async (t) => {
     logLevel: 'info',
     accessLog: false,
     metrics: false,
-    cacheBytes: 16 * 1024 * 1024,
+    cacheBytes: 4 * 1024 * 1024,
     adjusted: [],
   })
 })
@@ -155,6 +155,6 @@ t.test('help lists every variable with its default and what it accepts; the READ
   }
   // Two entries whole, as a person reads them.
   t.match(text, '\n  PORT                  default: 8080\n      TCP port to listen on; 0 picks a free one\n      accepts a whole number from 0 to 65535\n')
-  t.match(text, '\n  CACHE_MAX_MB          unset: an eighth of the heap limit, at most 16\n      MiB of rendered answers each process keeps\n      accepts a whole number from 1 up\n')
+  t.match(text, '\n  CACHE_MAX_MB          unset: an eighth of the heap limit, at most 4\n      MiB of rendered answers each process keeps\n      accepts a whole number from 1 up\n')
   t.match(text, '\n  capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>]\n')
 })

@@ -47,7 +47,7 @@ t.test('METRICS=true: /metrics counts answers by route template and status, fast
   t.equal(sample(text, 'inventory_cache_admissions_total'), '2', '/7/ and status kept the second time')
   t.equal(sample(text, 'inventory_cache_evictions_total'), '0')
   t.equal(sample(text, 'inventory_cache_bytes'), '0', 'the reload started an empty cache')
-  t.equal(sample(text, 'inventory_cache_max_bytes'), String(16 * 1024 * 1024))
+  t.equal(sample(text, 'inventory_cache_max_bytes'), String(4 * 1024 * 1024))
   await exchange(port, Array(3).fill('GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n'))
   const again = (await inject(app, { url: '/metrics' })).body
   t.equal(sample(again, 'inventory_cache_hits_total'), '3', 'counted across reloads')

@@ -65,9 +65,9 @@ t.test('the cache stays under CACHE_MAX_MB whatever hosts, queries and ids clien
   t.equal(page.results[0].url, 'http://h0.test/api/extras/object-types/23/', 'an evicted answer is rendered again')
 })
 
-t.test('the default budget is a share of the V8 heap limit, at most 16 MiB', async (t) => {
+t.test('the default budget is a share of the V8 heap limit, at most 4 MiB', async (t) => {
   const { app } = await build(t)
-  t.equal(app.served.cacheBytes, 16 * 1024 * 1024, 'this test process has a heap of gigabytes')
+  t.equal(app.served.cacheBytes, 4 * 1024 * 1024, 'this test process has a heap of gigabytes')
 })
 
 t.test('scan resistance: 100 000 new queries do not push out 20 pages asked for all the time', async (t) => {

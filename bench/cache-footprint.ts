@@ -9,6 +9,7 @@
 import { parseArgs } from 'node:util'
 import { etagOf, represent } from '../lib/answer/answer.ts'
 import { ResponseCache } from '../lib/answer/cache.ts'
+import { cacheKey } from '../lib/answer/cache-key.ts'
 import { ENDPOINTS } from '../lib/api/endpoints.ts'
 import { apiHeaders } from '../lib/api/headers.ts'
 import { Catalog } from '../lib/inventory/catalog.ts'
@@ -36,8 +37,8 @@ for (let n = 0; cache.stats.evictions === 0; n++) {
   const body = list.render({ base, path: '/api/extras/object-types/', query: parseQuery(url.split('?')[1]!), params: {}, itemTail: '/', catalog, sizes })
   const representation = represent(list.path, body, etagOf(catalog.digest, '50 1000', base, url), apiHeaders(catalog).endpoint)
   // Twice: the doorkeeper keeps a page the second time it is asked for.
-  cache.set(`bench.test ${url}`, representation)
-  cache.set(`bench.test ${url}`, representation)
+  cache.set(cacheKey('bench.test', url), representation)
+  cache.set(cacheKey('bench.test', url), representation)
 }
 const held = memory() - before
 const pages = cache.stats.admissions - cache.stats.evictions

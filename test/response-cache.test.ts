@@ -1,16 +1,19 @@
 import t from 'tap'
 import { represent, type Representation } from '../lib/answer/answer.ts'
 import { ENTRY_OVERHEAD_BYTES, ResponseCache } from '../lib/answer/cache.ts'
+import { cacheKey } from '../lib/answer/cache-key.ts'
 import { build, get } from './helper.ts'
 
 const NO_HEADERS: string[] = []
-const KEY = 'inventory.test /api/extras/object-types/?limit=50&offset=50'
+const KEY = cacheKey('inventory.test', '/api/extras/object-types/?limit=50&offset=50')
+/** A key of this URL and no Host: what the cache counts of it is the URL's length. */
+const k = (url: string) => cacheKey('', url)
 
 /** A URL missed twice (the second time only if the first did not keep it): past the doorkeeper. */
-function admit (cache: ResponseCache, key: string, representation: Representation): void {
+function admit (cache: ResponseCache, url: string, representation: Representation): void {
   const { admissions } = cache.stats
-  cache.set(key, representation)
-  if (cache.stats.admissions === admissions) cache.set(key, representation)
+  cache.set(k(url), representation)
+  if (cache.stats.admissions === admissions) cache.set(k(url), representation)
 }
 
 t.test('a page is kept the second time it is asked for, as one Buffer of its own', async (t) => {
@@ -19,7 +22,7 @@ t.test('a page is kept the second time it is asked for, as one Buffer of its own
   t.equal(app.served.current.cache.bytes, 0, 'asked for once: not kept')
   t.equal((await get(app, '/api/extras/object-types/?limit=50&offset=50')).body, first.body)
   const bytes = app.served.current.cache.bytes
-  t.equal(bytes, KEY.length + first.rawPayload.length + ENTRY_OVERHEAD_BYTES, 'asked for again: kept (key, body, overhead)')
+  t.equal(bytes, KEY.host.length + KEY.url.length + first.rawPayload.length + ENTRY_OVERHEAD_BYTES, 'asked for again: kept (Host, URL, body, overhead)')
   const again = await get(app, '/api/extras/object-types/?limit=50&offset=50')
   t.equal(again.body, first.body)
   t.equal(app.served.current.cache.bytes, bytes, 'a hit adds nothing')
@@ -74,19 +77,20 @@ t.test('scan resistance: 100 000 new queries do not push out 20 pages asked for 
   // 2 MiB of 10 KB pages: about 185 entries. Each hot page comes back every 100 requests.
   const body = Buffer.alloc(10 * 1024, 'x')
   const page = represent('/api/extras/object-types/', [body], '"tag"', NO_HEADERS)
-  const hot = Array.from({ length: 20 }, (_, i) => `inventory.test /api/extras/object-types/?limit=50&offset=${i * 50}`)
+  const hot = Array.from({ length: 20 }, (_, i) => `/api/extras/object-types/?limit=50&offset=${i * 50}`)
   // Load generators whose threads each count from 1 send every new query several times.
   for (const copies of [1, 2, 4]) {
     const cache = new ResponseCache(2 * 1024 * 1024)
     let hotRequests = 0
     let hotHits = 0
-    const ask = (key: string) => {
+    const ask = (url: string) => {
+      const key = cacheKey('inventory.test', url)
       const found = cache.get(key) !== undefined
       if (!found) cache.set(key, page)
       return found
     }
     for (let i = 0; i < 100_000; i++) {
-      for (let copy = 0; copy < copies; copy++) ask(`inventory.test /api/extras/object-types/?limit=50&n=${i}`)
+      for (let copy = 0; copy < copies; copy++) ask(`/api/extras/object-types/?limit=50&n=${i}`)
       if (i % 5 === 4) {
         hotRequests++
         if (ask(hot[(i - 4) / 5 % hot.length]!)) hotHits++
@@ -130,14 +134,14 @@ t.test('once full, the cache keeps a page missed for the eighth time, and not be
   t.teardown(() => { Math.random = random })
   // Never one of the 64 kept by chance.
   Math.random = () => 0.5
-  for (let miss = 1; miss < 8; miss++) cache.set('h', page)
-  t.same([cache.get('h'), cache.stats.admissions], [undefined, 3], 'missed seven times: not kept')
-  cache.set('h', page)
-  t.same([cache.get('h') !== undefined, cache.stats.admissions, cache.stats.evictions], [true, 4, 1], 'the eighth: kept, in place of another')
+  for (let miss = 1; miss < 8; miss++) cache.set(k('h'), page)
+  t.same([cache.get(k('h')), cache.stats.admissions], [undefined, 3], 'missed seven times: not kept')
+  cache.set(k('h'), page)
+  t.same([cache.get(k('h')) !== undefined, cache.stats.admissions, cache.stats.evictions], [true, 4, 1], 'the eighth: kept, in place of another')
   Math.random = () => 1 / 64 - 1e-9
-  cache.set('n', page)
-  cache.set('n', page)
-  t.ok(cache.get('n') !== undefined, 'a newcomer missed twice, kept by chance')
+  cache.set(k('n'), page)
+  cache.set(k('n'), page)
+  t.ok(cache.get(k('n')) !== undefined, 'a newcomer missed twice, kept by chance')
 })
 
 t.test('when every older entry was asked for again, the newest one goes', async (t) => {
@@ -145,11 +149,11 @@ t.test('when every older entry was asked for again, the newest one goes', async 
   // Three entries of a 1-byte key and a 1000-byte body.
   const cache = new ResponseCache(3 * (1 + 1000 + ENTRY_OVERHEAD_BYTES))
   for (const key of ['a', 'b', 'c']) admit(cache, key, page)
-  for (const key of ['a', 'b', 'c']) cache.get(key)
+  for (const key of ['a', 'b', 'c']) cache.get(k(key))
   // Full: keep offering until one newcomer is kept (by chance, or at its eighth miss).
   while (cache.stats.admissions < 4) admit(cache, 'd', page)
   while (cache.stats.admissions < 5) admit(cache, 'e', page)
-  t.same(['a', 'b', 'c', 'd', 'e'].map((key) => cache.get(key) !== undefined), [false, true, true, false, true],
+  t.same(['a', 'b', 'c', 'd', 'e'].map((key) => cache.get(k(key)) !== undefined), [false, true, true, false, true],
     'd went (the hand cleared a, b and c on its way), then a, no longer marked')
   t.equal(cache.stats.evictions, 2)
 })
@@ -158,6 +162,26 @@ t.test('an answer larger than the whole cache is not kept', async (t) => {
   const cache = new ResponseCache(64 * 1024)
   admit(cache, 'small', represent('/', [Buffer.alloc(1000)], '"a"', NO_HEADERS))
   admit(cache, 'huge', represent('/', [Buffer.alloc(100 * 1024)], '"b"', NO_HEADERS))
-  t.equal(cache.get('huge'), undefined)
-  t.ok(cache.get('small') !== undefined, 'and nothing is evicted for it')
+  t.equal(cache.get(k('huge')), undefined)
+  t.ok(cache.get(k('small')) !== undefined, 'and nothing is evicted for it')
+})
+
+t.test('of two keys whose hashes share a slot, each gets its own answer or none', async (t) => {
+  // The cache's map is keyed by the top 30 bits of a key's hash: look for two URLs that share them.
+  const bySlot = new Map<number, string>()
+  let pair: [string, string] | undefined
+  for (let n = 0; pair === undefined; n++) {
+    const url = `/api/extras/object-types/?n=${n}`
+    const slot = cacheKey('inventory.test', url).hash >>> 2
+    const other = bySlot.get(slot)
+    if (other === undefined) bySlot.set(slot, url)
+    else pair = [other, url]
+  }
+  const [first, second] = pair.map((url) => cacheKey('inventory.test', url))
+  const cache = new ResponseCache(64 * 1024)
+  for (let twice = 0; twice < 2; twice++) cache.set(first!, represent('/', [Buffer.from('first')], '"1"', NO_HEADERS))
+  t.equal(cache.get(first!)?.etag, '"1"', 'the first is kept')
+  t.equal(cache.get(second!), undefined, 'the second does not get the first\'s answer')
+  for (let twice = 0; twice < 2; twice++) cache.set(second!, represent('/', [Buffer.from('second')], '"2"', NO_HEADERS))
+  t.same([cache.get(second!), cache.get(first!)?.etag, cache.stats.admissions], [undefined, '"1"', 1], 'nor a place of its own: it is rendered each time')
 })

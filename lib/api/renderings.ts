@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { etagOf, represent, type Representation } from '../answer/answer.ts'
+import type { CacheKey } from '../answer/cache-key.ts'
 import type { Served } from '../inventory/served.ts'
 import type { PageSizes } from '../reference/pagination.ts'
 import { encodeQuery, lastValue, type QueryParams } from '../reference/query.ts'
@@ -77,12 +78,12 @@ export class Renderings {
    * The representation of a request's 200: from the cache under `key` (undefined: not
    * cacheable), or rendered, which throws the error of the catalogue a renderer finds.
    */
-  representation (route: EndpointRoute, key: string | undefined, asked: Asked): Representation {
+  representation (route: EndpointRoute, key: CacheKey | undefined, asked: Asked): Representation {
     return (key === undefined ? undefined : this.#served.current.cache.get(key)) ?? this.#rendered(route, key, asked)
   }
 
   /** Renders a 200 the cache does not hold under `key`, and offers it to the cache. */
-  #rendered ({ url, endpoint }: EndpointRoute, key: string | undefined, asked: Asked): Representation {
+  #rendered ({ url, endpoint }: EndpointRoute, key: CacheKey | undefined, asked: Asked): Representation {
     const { catalog, cache } = this.#served.current
     const path = PATH.exec(asked.url)![0]
     const body = endpoint.render({ ...asked, path, catalog, sizes: this.#sizes })
@@ -97,15 +98,14 @@ export class Renderings {
    * undefined for anything else (another path or one not plain, see plain-routes.ts, a refused
    * Host or `format`, a renderer's error): Fastify answers that.
    */
-  miss (request: IncomingMessage, key: string): Representation | undefined {
+  miss (request: IncomingMessage, key: CacheKey): Representation | undefined {
     const url = request.url!
     const found = this.#routes.find(url)
     if (found === undefined) return undefined
     const { query } = found
     const itemTail = itemTailOf(found.params.format, lastValue(query, 'format'))
-    // The key is the Host, a space and the URL; without trusted forwarded headers (see
-    // cacheKeyOf) the protocol is the connection's: plain HTTP.
-    const base = this.#baseUrl(key.slice(0, key.length - url.length - 1), 'http')
+    // Without trusted forwarded headers (see cacheKeyOf) the protocol is the connection's: plain HTTP.
+    const base = this.#baseUrl(key.host, 'http')
     if (itemTail === undefined || base === undefined) return undefined
     try {
       return this.#rendered(found.route, key, { base, url, query, params: found.params, itemTail })

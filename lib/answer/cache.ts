@@ -2,8 +2,8 @@ import { byteLength, type Representation } from './answer.ts'
 import type { CacheKey } from './cache-key.ts'
 
 /**
- * What an entry costs beyond its key and body: the Map slot, the entry, the representation,
- * its header list, the tag and the Buffer object. `npm run bench:cache` measured 1.1 KB
+ * What an entry costs beyond its Host, URL and body: the Map slot, the entry, its key, the
+ * representation, its header list, the tag and the Buffer object. `npm run bench:cache` measured 1.1 KB
  * (pages of one item) to 1.3 KB (the whole list) on Node 26. Without it, a cache of small
  * answers (an empty page, one item) would hold ten times the memory it counts.
  */

@@ -72,14 +72,10 @@ export async function serve (): Promise<void> {
 }
 
 /**
- * Turns V8's allocation-site pretenuring off once listening. Where the objects made at one site
- * in the code outlive a few young collections, V8 has that site allocate in the old generation
- * from then on, for good: a burst of connections held open (a load test's 1000 clients, slow
- * clients) did that to the objects of every later request and answer, which then filled the old
- * generation until a full collection. After such a burst, a new page each request cost 1.34x
- * bare Node's CPU against 1.90x, and the RSS under load peaked at 118 against 172 MiB
- * (docs/performance.md). Set here and not on the command line, where it made Node reject the
- * code cache of its own modules: 14 ms more to start.
+ * Turns V8's allocation-site pretenuring off once listening: a burst of connections held open (a
+ * load test's 1000 clients) had V8 allocate every later request's objects in the old generation,
+ * for good: a new page then cost 1.92x bare Node's CPU, not 1.34x, and the RSS peaked at 171 MiB,
+ * not 122 (docs/performance.md). On the command line, the flag costs 14 ms of start-up.
  */
 function keepRequestsYoung (): void {
   v8.setFlagsFromString('--no-allocation-site-pretenuring')

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { represent, type Representation } from '../lib/answer/answer.ts'
 import { ENTRY_OVERHEAD_BYTES, ResponseCache } from '../lib/answer/cache.ts'
-import { cacheKey } from '../lib/answer/cache-key.ts'
+import { cacheKey, type CacheKey } from '../lib/answer/cache-key.ts'
 import { build, get } from './helper.ts'
 
 const NO_HEADERS: string[] = []
@@ -167,21 +167,26 @@ t.test('an answer larger than the whole cache is not kept', async (t) => {
 })
 
 t.test('of two keys whose hashes share a slot, each gets its own answer or none', async (t) => {
-  // The cache's map is keyed by the top 30 bits of a key's hash: look for two URLs that share them.
-  const bySlot = new Map<number, string>()
-  let pair: [string, string] | undefined
-  for (let n = 0; pair === undefined; n++) {
-    const url = `/api/extras/object-types/?n=${n}`
-    const slot = cacheKey('inventory.test', url).hash >>> 2
-    const other = bySlot.get(slot)
-    if (other === undefined) bySlot.set(slot, url)
-    else pair = [other, url]
+  // The cache's map is keyed by the top 30 bits of a key's hash: look for two keys that share
+  // them, of the same Host and other URLs, and of other Hosts and the same URL.
+  const sharingASlot = (keyOf: (n: number) => CacheKey): [CacheKey, CacheKey] => {
+    const bySlot = new Map<number, CacheKey>()
+    for (let n = 0; ; n++) {
+      const key = keyOf(n)
+      const other = bySlot.get(key.hash >>> 2)
+      if (other !== undefined) return [other, key]
+      bySlot.set(key.hash >>> 2, key)
+    }
   }
-  const [first, second] = pair.map((url) => cacheKey('inventory.test', url))
-  const cache = new ResponseCache(64 * 1024)
-  for (let twice = 0; twice < 2; twice++) cache.set(first!, represent('/', [Buffer.from('first')], '"1"', NO_HEADERS))
-  t.equal(cache.get(first!)?.etag, '"1"', 'the first is kept')
-  t.equal(cache.get(second!), undefined, 'the second does not get the first\'s answer')
-  for (let twice = 0; twice < 2; twice++) cache.set(second!, represent('/', [Buffer.from('second')], '"2"', NO_HEADERS))
-  t.same([cache.get(second!), cache.get(first!)?.etag, cache.stats.admissions], [undefined, '"1"', 1], 'nor a place of its own: it is rendered each time')
+  for (const [first, second] of [
+    sharingASlot((n) => cacheKey('inventory.test', `/api/extras/object-types/?n=${n}`)),
+    sharingASlot((n) => cacheKey(`h${n}.test`, '/api/extras/object-types/')),
+  ]) {
+    const cache = new ResponseCache(64 * 1024)
+    for (let twice = 0; twice < 2; twice++) cache.set(first, represent('/', [Buffer.from('first')], '"1"', NO_HEADERS))
+    t.equal(cache.get(first)?.etag, '"1"', 'the first is kept')
+    t.equal(cache.get(second), undefined, `${second.host} ${second.url} does not get the answer of ${first.host} ${first.url}`)
+    for (let twice = 0; twice < 2; twice++) cache.set(second, represent('/', [Buffer.from('second')], '"2"', NO_HEADERS))
+    t.same([cache.get(second), cache.get(first)?.etag, cache.stats.admissions], [undefined, '"1"', 1], 'nor a place of its own: it is rendered each time')
+  }
 })

@@ -22,14 +22,14 @@ export function pageWindow (params: QueryParams, sizes: PageSizes): PageWindow {
   return {
     limit: limit === undefined || limit < 0n
       ? sizes.paginateCount
-      : limit === 0n || limit > BigInt(sizes.maxPageSize) ? sizes.maxPageSize : Number(limit),
+      : limit === 0n || limit > sizes.maxPageSize ? sizes.maxPageSize : Number(limit),
     offset: offset === undefined || offset < 0n ? 0n : offset,
   }
 }
 
 /** The slice of `count` items the window selects, as array indexes. */
 export function pageRange ({ limit, offset }: PageWindow, count: number): [number, number] {
-  if (offset >= BigInt(count)) return [count, count]
+  if (offset >= count) return [count, count]
   const start = Number(offset)
   return [start, Math.min(start + limit, count)]
 }
@@ -42,7 +42,7 @@ export function pageRange ({ limit, offset }: PageWindow, count: number): [numbe
  */
 export function pageLinks (pageUrl: string, params: QueryParams, { limit, offset }: PageWindow, count: number): [string | null, string | null] {
   const size = BigInt(limit)
-  const hasNext = offset + size < BigInt(count)
+  const hasNext = offset + size < count
   if (!hasNext && offset <= 0n) return [null, null]
   let before = ''
   let between = ''

@@ -9,15 +9,17 @@ export type QueryParams = Map<string, string[]>
 /** urllib.parse.parse_qs(query, keep_blank_values=True). */
 export function parseQuery (query: string): QueryParams {
   const params: QueryParams = new Map()
-  // Field by field where they lie: split() made an array and a string of each (0.3 against 0.2 µs).
+  // Field by field, without split()'s array: 0.29 against 0.42 µs a query of three fields. Each
+  // field is cut out before looking for its '=': a search from the field on across a query of
+  // fields without one (`a&a&…`) grew with the square of its length.
   for (let start = 0; start < query.length;) {
     let end = query.indexOf('&', start)
     if (end === -1) end = query.length
     if (end > start) {
-      const eq = query.indexOf('=', start)
-      const hasValue = eq !== -1 && eq < end
-      const name = unquotePlus(query.slice(start, hasValue ? eq : end))
-      const value = hasValue ? unquotePlus(query.slice(eq + 1, end)) : ''
+      const field = query.slice(start, end)
+      const eq = field.indexOf('=')
+      const name = unquotePlus(eq === -1 ? field : field.slice(0, eq))
+      const value = eq === -1 ? '' : unquotePlus(field.slice(eq + 1))
       const values = params.get(name)
       if (values === undefined) params.set(name, [value])
       else values.push(value)

@@ -67,14 +67,15 @@ function decimalId (text: string): number | string {
   const exponent = Number(exponentText.replaceAll('_', ''))
   const scale = exponent - (fractionOnly ?? fraction).replaceAll('_', '').length
   const integerDigits = digits.length + scale
-  if (sign !== '-' && integerDigits > 51) return MESSAGES.tooLarge
   if (integerDigits <= 0) return 0
-  const integer = scale >= 0 ? digits + '0'.repeat(scale) : digits.slice(0, integerDigits)
-  if (sign !== '-' && integerDigits === 51) {
-    const excess = BigInt(integer) - MAX_VALUE
-    if (excess > 0n || (excess === 0n && /[1-9]/.test(digits.slice(integerDigits)))) return MESSAGES.tooLarge
+  if (integerDigits <= 16) {
+    const integer = scale >= 0 ? digits + '0'.repeat(scale) : digits.slice(0, integerDigits)
+    return sign === '-' ? -Number(integer) : Number(integer)
   }
-  // Past 2^53 an id cannot be stored here (a profile's ids are at most 2^31 - 1): it matches nothing.
-  if (integerDigits > 16) return sign === '-' ? -Infinity : Infinity
-  return sign === '-' ? -Number(integer) : Number(integer)
+  // Past 2^53 an id cannot be stored here (a profile's ids are at most 2^31 - 1): it matches
+  // nothing, unless it is past the reference's bound, which has no negative counterpart.
+  if (sign === '-' || integerDigits < 51) return sign === '-' ? -Infinity : Infinity
+  if (integerDigits > 51) return MESSAGES.tooLarge
+  const excess = BigInt(scale >= 0 ? digits + '0'.repeat(scale) : digits.slice(0, 51)) - MAX_VALUE
+  return excess > 0n || (excess === 0n && /[1-9]/.test(digits.slice(51))) ? MESSAGES.tooLarge : Infinity
 }

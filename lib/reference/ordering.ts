@@ -18,10 +18,14 @@ export function orderingOf (params: QueryParams): Compare | undefined {
   const value = lastValue(params, 'ordering')
   if (value === undefined || value === '') return undefined
   const terms: Compare[] = []
+  // A field named again changes nothing: ties on it were already ties. So a sort compares at
+  // most three terms, however long the ordering.
+  const named = new Set<string>()
   for (const term of value.split(',').map(pyStrip)) {
     const descending = term.startsWith('-')
     const field = descending ? term.slice(1) : term
-    if (!Object.hasOwn(FIELDS, field)) continue
+    if (!Object.hasOwn(FIELDS, field) || named.has(field)) continue
+    named.add(field)
     const compare = FIELDS[field]!
     terms.push(descending ? (a, b) => compare(b, a) : compare)
   }

@@ -40,19 +40,9 @@ export function encodeQuery (params: QueryParams): string {
   return sortedNames(params).map((name) => encodeFields(name, params.get(name)!)).join('&')
 }
 
-/**
- * The parameter names in urlencode's order. Sorted by insertion: a query has a few names, and
- * Array.sort took more memory for them than the rest of a page's links.
- */
+/** The parameter names in urlencode's order. */
 export function sortedNames (params: QueryParams): string[] {
-  const names = [...params.keys()]
-  for (let i = 1; i < names.length; i++) {
-    const name = names[i]!
-    let at = i
-    for (; at > 0 && compareCodePoints(names[at - 1]!, name) > 0; at--) names[at] = names[at - 1]!
-    names[at] = name
-  }
-  return names
+  return [...params.keys()].sort(compareCodePoints)
 }
 
 /** One parameter's fields as urlencode writes them: `name=value`, joined by `&`. */
@@ -82,7 +72,7 @@ const HEX = /^[0-9A-Fa-f]{2}$/
  * for bad bytes, malformed escapes stay literal. Node's parser refuses non-ASCII
  * bytes in a request target, so the text is ASCII.
  */
-function unquotePlus (text: string): string {
+export function unquotePlus (text: string): string {
   const spaced = text.includes('+') ? text.replaceAll('+', ' ') : text
   if (!spaced.includes('%')) return spaced
   const bytes: number[] = []
@@ -114,11 +104,16 @@ function quotePlus (text: string): string {
 
 // Python's white space (str.isspace), which str.strip() and int() skip.
 const PY_WHITESPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*'
-const PY_STRIP = new RegExp(`^${PY_WHITESPACE}|${PY_WHITESPACE}$`, 'g')
+const PY_SPACE = new RegExp(`^${PY_WHITESPACE.slice(0, -1)}$`)
+const isPySpace = (text: string, at: number) => PY_SPACE.test(text[at]!)
 
-/** Python's str.strip(). */
+/** Python's str.strip(), in a walk from each end: a pattern for the end tried every position of a long blank run. */
 export function pyStrip (text: string): string {
-  return text.replace(PY_STRIP, '')
+  let start = 0
+  let end = text.length
+  while (start < end && isPySpace(text, start)) start++
+  while (end > start && isPySpace(text, end - 1)) end--
+  return start === 0 && end === text.length ? text : text.slice(start, end)
 }
 
 // Python's int(): optional surrounding whitespace and sign, digits with single

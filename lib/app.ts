@@ -59,7 +59,7 @@ export function buildApp ({ config, served, metrics, logger, access, baseUrl, re
   app.decorate('served', served)
   app.decorate('otherMethods', new OtherMethods(ROUTER_OPTIONS))
   installHeaders(app)
-  installHostCheck(app, baseUrl)
+  installHostCheck(app, baseUrl, access.trustsProxies)
   installErrorAnswers(app, lacksSlash)
   probes.install(app)
   metrics?.install(app)

@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http'
+import { hostOf } from './target.ts'
 
 const FORWARDED = /^x-forwarded-(host|proto)$/i
 
 /**
- * What a 200 depends on besides the profile, without forwarded headers that count: the Host
+ * What a 200 depends on besides the profile, without forwarded headers that count: the host
  * (which decides the base URL, or is checked against ALLOWED_HOSTS when PUBLIC_URL sets it)
  * and the request URL; and their hash, by which the cache finds it (see cache.ts).
  */
@@ -25,18 +26,18 @@ export function cacheKey (host: string, url: string): CacheKey {
 }
 
 /**
- * The cache key of a request, or undefined when it is not cacheable: no Host, or
- * X-Forwarded-Host/Proto that a trusted proxy may have set.
+ * The cache key of a request, or undefined when it is not cacheable: no host that counts (see
+ * hostOf), or X-Forwarded-Host/Proto that a trusted proxy may have set.
  */
 export function cacheKeyOf (request: IncomingMessage, trustsProxies: boolean): CacheKey | undefined {
-  // The raw list, not `request.headers`: Node builds that object on first use, and a hit never needs it.
+  if (trustsProxies && forwarded(request)) return undefined
+  const host = hostOf(request)
+  return host === undefined ? undefined : cacheKey(host, request.url!)
+}
+
+/** Whether the request has X-Forwarded-Host or X-Forwarded-Proto, read from the raw list (`request.headers` is built on first use). */
+function forwarded (request: IncomingMessage): boolean {
   const raw = request.rawHeaders
-  let host: string | undefined
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!
-    if (name.length === 4 && host === undefined && name.toLowerCase() === 'host') host = raw[i + 1]
-    else if (trustsProxies && FORWARDED.test(name)) return undefined
-  }
-  // An empty Host makes the base the address the request reached, which a key cannot tell apart.
-  return host === undefined || host === '' ? undefined : cacheKey(host, request.url!)
+  for (let i = 0; i < raw.length; i += 2) if (FORWARDED.test(raw[i]!)) return true
+  return false
 }

@@ -1,16 +1,47 @@
-import type { Server } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
 import { http } from '../builtins.ts'
 import type { Config } from '../config.ts'
 import { answerClientError, refuseConnect, refuseExpectation } from '../api/errors.ts'
 import type { Listener } from '../service.ts'
+import { toOriginForm } from './target.ts'
 
 type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxHeaderSize'>
 
 /**
+ * Answers a connection may have waiting behind the one being written. A client that sends
+ * more without reading its answers has its connection closed: Node parses a whole read (64 KiB,
+ * some 1,700 small requests) before it stops reading, and each waiting answer holds a request
+ * and a response in memory (docs/architecture.md).
+ */
+export const MAX_WAITING_ANSWERS = 16
+
+/** On a connection: how many answers wait behind the one being written; absent before its first request. */
+const WAITING = Symbol('waiting answers')
+type Connection = Socket & { [WAITING]?: number }
+
+/** Node's parser of a connection: the request handler it calls for every request it reads. */
+type Parser = { onIncoming?: (request: IncomingMessage, keepAlive: boolean) => number }
+
+/**
+ * Stops Node's parser at the request that would be one answer too many: the handler's -1 is
+ * the parser's "callback error", which ends the read there (no request or response is made for
+ * the rest of it) and comes back as a client error, which closes the connection. `parser` and
+ * `onIncoming` are node:http's own, not its API: on a Node without them this bound is not kept
+ * (test/hostile.test.ts runs on every Node version the project supports).
+ */
+function boundWaitingAnswers (socket: Connection & { parser?: Parser }): void {
+  const parser = socket.parser
+  const onIncoming = parser?.onIncoming
+  if (onIncoming === undefined) return
+  parser!.onIncoming = (request, keepAlive) => (socket[WAITING] ?? 0) < MAX_WAITING_ANSWERS ? onIncoming(request, keepAlive) : -1
+}
+
+/**
  * The service's one node:http server, with the configured limits. Every answer is JSON, also
  * for what Node would otherwise answer, or drop, by itself; those are answered here, so that
- * they need no Fastify.
+ * they need no Fastify. A request reaches `listener` with its target in origin form (target.ts).
  */
 export function createHttpServer (limits: Limits, logger: Logger, listener: Listener): Server {
   const server = http.createServer({
@@ -20,15 +51,46 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: List
     // Node checks both timeouts on this interval (30 s by default), so a slow client is
     // cut off at most a second after its time is up.
     connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
-  }, listener)
+    // Node's own 400 for an HTTP/1.1 request without Host has no body: the Host check answers it in JSON.
+    requireHostHeader: false,
+  }, (request, response) => {
+    countWaiting(request, response)
+    if (request.url!.charCodeAt(0) !== 0x2f) toOriginForm(request)
+    listener(request, response)
+  })
   server.keepAliveTimeout = limits.keepAliveTimeoutMs
   // A client that half-closes after its request (an HTTP/1.0 probe, a script) gets its answer
   // also when it is not written at once (the request that has Fastify built, service.ts), and
   // then the connection closes; node:http would otherwise drop the answer. Node's own switch,
   // set on the server as Node's tests do: it is not an option of createServer.
   ;(server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(logger, error, socket))
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Connection) => {
+    // Never err.rawPacket: the bytes read, which may hold a token, and other requests.
+    logger.debug({ code: error.code, message: error.message }, 'client error')
+    // Once a connection has carried a request, what follows may be the rest of it, and an
+    // answer would be taken for the next request's (behind a proxy, another client's): close.
+    if (socket[WAITING] === undefined) answerClientError(error, socket)
+    socket.destroy()
+  })
+  server.on('connection', boundWaitingAnswers)
   server.on('connect', refuseConnect)
   server.on('checkExpectation', refuseExpectation)
   return server
+}
+
+/** Counts the answers waiting on the request's connection (see MAX_WAITING_ANSWERS). */
+function countWaiting (request: IncomingMessage, response: ServerResponse): void {
+  const socket: Connection = request.socket
+  // Node gives a response its socket at once when no answer is being written before it.
+  if (response.socket !== null) {
+    socket[WAITING] = 0
+    return
+  }
+  socket[WAITING] = (socket[WAITING] ?? 0) + 1
+  response.once('socket', advanced)
+}
+
+/** A waiting answer's turn has come: one fewer waits. */
+function advanced (socket: Connection): void {
+  socket[WAITING]!--
 }

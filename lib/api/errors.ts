@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Logger } from 'pino'
 import { http } from '../builtins.ts'
 import { toJson } from '../reference/json.ts'
 import { JSON_HEADERS, setHeaders } from './headers.ts'
@@ -115,12 +114,10 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, MESSAGES.requestTimeout],
 }
 
-/** Requests Node cannot parse never become requests; they get the same JSON, written to the socket. */
-export function answerClientError (logger: Logger, error: NodeJS.ErrnoException, socket: Duplex): void {
+/** Requests Node cannot parse never become requests; they get the same JSON, written to the socket, which the caller closes. */
+export function answerClientError (error: NodeJS.ErrnoException, socket: Duplex): void {
   const [status, message] = CLIENT_ERRORS[String(error.code)] ?? [400, MESSAGES.badRequest]
-  logger.debug({ err: error }, 'client error')
   answerAndClose(socket, status, message)
-  socket.destroy(error)
 }
 
 /** CONNECT never reaches a request handler in Node: the reference's 405, and the connection closes. */

@@ -48,7 +48,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The Allow header of every answer of the route. */
     allow?: string
-    /** The route answers something else than JSON (its handler sets the Content-Type). */
+    /** The route's 200 is something else than JSON (its handler sets the Content-Type); its errors are JSON. */
     notJson?: true
   }
 }
@@ -68,7 +68,7 @@ export function installHeaders (app: FastifyInstance): void {
 /** Sets the headers of the request's answer; also for answers sent before routing, which skip onSend. */
 export function setHeaders (request: FastifyRequest, reply: FastifyReply): void {
   const { allow, notJson } = request.server.otherMethods.routeOf(request).config
-  if (notJson === true) return
+  if (notJson === true && reply.statusCode < 400) return
   if (request.url.startsWith('/api/')) {
     reply.headers(apiHeaders(request.server.served.current.catalog).api)
     reply.header(REQUEST_ID, requestId())

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
+import { hostOf } from '../answer/target.ts'
 import type { Config } from '../config.ts'
 import { refuseHost } from './errors.ts'
 
@@ -13,13 +14,15 @@ declare module 'fastify' {
   }
 }
 
-/** Every request but those of `anyHost` routes gets its base URL, or a 400 for a Host we refuse. */
-export function installHostCheck (app: FastifyInstance, baseUrl: BaseUrlOf): void {
+/** Every request but those of `anyHost` routes gets its base URL, or a 400 for a host we refuse or a Host header that does not count (target.ts). */
+export function installHostCheck (app: FastifyInstance, baseUrl: BaseUrlOf, trustsProxies: boolean): void {
   app.decorateRequest('baseUrl', '')
   app.addHook('onRequest', (request, reply, done) => {
     if (app.otherMethods.routeOf(request).config.anyHost === true) return done()
-    // Fastify's protocol is a trusted X-Forwarded-Proto as sent; only https counts as secure.
-    const base = baseUrl(hostOf(request), request.protocol === 'https' ? 'https' : 'http')
+    const host = hostOf(request.raw)
+    if (host === undefined) return refuseHost(reply)
+    // Fastify's host and protocol are a trusted proxy's X-Forwarded-Host and -Proto as sent; only https counts as secure.
+    const base = baseUrl(trustsProxies && request.headers['x-forwarded-host'] !== undefined ? request.host : host, request.protocol === 'https' ? 'https' : 'http')
     if (base === undefined) return refuseHost(reply)
     request.baseUrl = base
     done()
@@ -43,14 +46,6 @@ export function baseUrlOf (config: Pick<Config, 'publicUrl' | 'allowedHosts'>): 
     return allowedHosts === undefined ? () => publicUrl : (host) => allowed(host) ? publicUrl : undefined
   }
   return (host, protocol) => allowed(host) ? `${protocol}://${host}` : undefined
-}
-
-/** Host (or trusted X-Forwarded-Host); an HTTP/1.0 request without one gets the address it reached, as the reference's SERVER_NAME. */
-function hostOf (request: FastifyRequest): string {
-  const host = request.host
-  if (host !== '') return host
-  const { localAddress, localPort } = request.socket
-  return (localAddress!.includes(':') ? `[${localAddress}]` : localAddress) + ':' + localPort
 }
 
 /** Django's validate_host: patterns are exact names, `.domain` for a domain and its subdomains. */

@@ -1,7 +1,11 @@
 import cluster from 'node:cluster'
 import type { FastifyInstance } from 'fastify'
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { cameAbsolute } from '../answer/target.ts'
+import { errors } from '../api/errors.ts'
 import type { Served } from '../inventory/served.ts'
+
+const METRICS_PATH = '/metrics'
 
 /**
  * The Prometheus metrics of METRICS=true: requests by route template and status, their
@@ -98,10 +102,13 @@ export class Metrics {
     })
     app.route({
       method: ['GET', 'HEAD'],
-      url: '/metrics',
+      url: METRICS_PATH,
       // Prometheus's text format, not JSON.
       config: { anyHost: true, notJson: true },
-      handler: async (_request, reply) => {
+      handler: async (request, reply) => {
+        // One spelling only, so that an edge rule on this exact path holds: Fastify's router
+        // also takes `/%6detrics` and `http://host/metrics` (docs/architecture.md).
+        if (request.url !== METRICS_PATH || cameAbsolute(request.raw)) throw errors.notFound()
         reply.header('content-type', this.registry.contentType)
         // Under WORKERS > 1 a scrape reaches one worker: it answers for the whole service.
         return cluster.isWorker ? askPrimary() : this.registry.metrics()

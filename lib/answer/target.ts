@@ -1,0 +1,57 @@
+import type { IncomingMessage } from 'node:http'
+
+/**
+ * A request's target as every later step reads it: a path in origin form, and the one host the
+ * request is for. RFC 9112 §3.2.2: the authority of an absolute-form target (`GET http://h/p`)
+ * is the host, whatever the Host header says; §3.2: an HTTP/1.1 request with no Host, or with
+ * more than one, is refused.
+ */
+
+/** On a request that came in absolute form, whose URL is now in origin form: its authority. */
+const AUTHORITY = Symbol('authority')
+type Targeted = IncomingMessage & { [AUTHORITY]?: string }
+
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)(.*)$/is
+
+/**
+ * Rewrites an absolute-form target into origin form (`http://h/p?q` -> `/p?q`) and keeps its
+ * authority as the request's host; other forms are left as they are (Fastify answers them 404).
+ */
+export function toOriginForm (request: Targeted): void {
+  const absolute = ABSOLUTE_FORM.exec(request.url!)
+  if (absolute === null) return
+  const rest = absolute[2]!
+  request[AUTHORITY] = absolute[1]!
+  // What Fastify and a log read as the host, too.
+  request.headers.host = absolute[1]!
+  request.url = rest.startsWith('/') ? rest : '/' + rest
+}
+
+/** Whether the request's target came in absolute form (see toOriginForm). */
+export function cameAbsolute (request: Targeted): boolean {
+  return request[AUTHORITY] !== undefined
+}
+
+/**
+ * The host a request is for: its absolute-form target's authority, else its one Host header
+ * (empty on HTTP/1.0 without one: the address it reached, as the reference's SERVER_NAME).
+ * undefined when it has none that counts: more than one Host, or none on HTTP/1.1.
+ */
+export function hostOf (request: Targeted): string | undefined {
+  const authority = request[AUTHORITY]
+  if (authority !== undefined) return authority
+  const raw = request.rawHeaders
+  let host: string | undefined
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') {
+      if (host !== undefined) return undefined
+      host = raw[i + 1]!
+    }
+  }
+  if (host === undefined) return request.httpVersion === '1.0' ? localAddressOf(request) : undefined
+  return host === '' ? localAddressOf(request) : host
+}
+
+function localAddressOf ({ socket: { localAddress, localPort } }: IncomingMessage): string {
+  return (localAddress!.includes(':') ? `[${localAddress}]` : localAddress) + ':' + localPort
+}

@@ -1,9 +1,10 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify'
 import { badUrlHandler, installErrorAnswers } from './api/errors.ts'
 import { installHeaders } from './api/headers.ts'
 import { installHostCheck } from './api/hosts.ts'
 import { OtherMethods } from './api/other-methods.ts'
 import { lacksSlash, registerEndpoints, ROUTED_METHODS } from './api/routes.ts'
+import type { ApiTokens } from './api/tokens.ts'
 import type { Served } from './inventory/served.ts'
 import { ROUTER_OPTIONS, type Listener, type Service } from './service.ts'
 
@@ -27,6 +28,17 @@ function noSchemaCompiler (): never {
 }
 const SCHEMA_CONTROLLER = { compilersFactory: { buildValidator: noSchemaCompiler, buildSerializer: noSchemaCompiler } }
 
+/** What a log line says of a request: Fastify's fields, with any known token in its URL masked. */
+function loggedRequest (tokens: ApiTokens | undefined) {
+  return (request: FastifyRequest) => ({
+    method: request.method,
+    url: tokens === undefined ? request.url : tokens.redact(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket.remotePort,
+  })
+}
+
 /**
  * What the service answers through Fastify: every request its fast path leaves (errors,
  * redirects, OPTIONS, other methods, `/metrics`), and with ACCESS_LOG every request. Fastify
@@ -43,7 +55,10 @@ export function buildApp ({ config, served, metrics, logger, access, baseUrl, re
     // A closing server keeps answering the connections it has (see process/shutdown.ts).
     return503OnClosing: false,
     // Access logs are info: with ACCESS_LOG they are written whatever LOG_LEVEL says of the rest.
-    loggerInstance: (config.accessLog && !logger.isLevelEnabled('info') ? logger.child({}, { level: 'info' }) : logger) as FastifyBaseLogger,
+    loggerInstance: logger.child({}, {
+      serializers: { req: loggedRequest(access.tokens) },
+      ...(config.accessLog && !logger.isLevelEnabled('info') && { level: 'info' }),
+    }) as FastifyBaseLogger,
     // Per-request logs cost about half the throughput, so they are opt-in.
     logController: new LogController({ disableRequestLogging: !config.accessLog }),
     trustProxy: config.trustProxy ?? false,

@@ -4,6 +4,7 @@ import { Errors } from '@sinclair/typebox/errors'
 import { TokenList } from '../../schemas/tokens.ts'
 import { fs } from '../builtins.ts'
 import { headerOf } from '../answer/answer.ts'
+import { unquotePlus } from '../reference/query.ts'
 import { MESSAGES } from './errors.ts'
 
 export class TokensError extends Error {
@@ -48,14 +49,46 @@ export class ApiTokens {
     if (words.length === 0 || !SCHEMES.has(words[0]!.toLowerCase())) return MESSAGES.noCredentials
     if (words.length === 1) return MESSAGES.noTokenKey
     if (words.length > 2) return MESSAGES.tokenWithSpaces
-    const presented = digest(words[1]!)
+    return this.#isKnown(words[1]!) ? undefined : MESSAGES.invalidToken
+  }
+
+  /**
+   * A request URL as a log may show it: every path segment, query name and query value that
+   * is a known token (as sent or decoded) replaced by `[token]`.
+   */
+  redact (url: string): string {
+    const queryAt = url.indexOf('?')
+    const path = (queryAt === -1 ? url : url.slice(0, queryAt)).split('/').map((segment) => this.#masked(segment, decodedSegment)).join('/')
+    if (queryAt === -1) return path
+    const fields = url.slice(queryAt + 1).split('&').map((field) => {
+      const eq = field.indexOf('=')
+      return eq === -1 ? this.#masked(field, unquotePlus) : this.#masked(field.slice(0, eq), unquotePlus) + '=' + this.#masked(field.slice(eq + 1), unquotePlus)
+    })
+    return path + '?' + fields.join('&')
+  }
+
+  #masked (part: string, decode: (text: string) => string): string {
+    return part !== '' && (this.#isKnown(part) || this.#isKnown(decode(part))) ? '[token]' : part
+  }
+
+  /** Compared with every known digest in constant time, so that no timing tells how close a guess came. */
+  #isKnown (token: string): boolean {
+    const presented = digest(token)
     let known = false
     for (const candidate of this.#digests) known = timingSafeEqual(presented, candidate) || known
-    return known ? undefined : MESSAGES.invalidToken
+    return known
   }
 }
 
 /** One token a line (blank lines and `#` comments skipped), or a JSON list of tokens. */
+function decodedSegment (segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
 function readTokens (file: string): Buffer[] {
   let text: string
   try {

@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
 import fc from 'fast-check'
+import { once } from 'node:events'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
@@ -149,6 +150,24 @@ t.test('nothing is written after an answer for bytes that are no request of thei
   }
   t.match((await converse(service.port, 'GARBAGE\r\n\r\n')).answers[0], { status: 400, body: '{"detail":"Bad request."}' },
     'a first request that is not one still gets its 400')
+  // After a whole request, answered, on a connection kept open, what comes is a request of its own.
+  const keptOpen = async (second: string) => {
+    const socket = connect(service.port, '127.0.0.1')
+    const chunks: Buffer[] = []
+    let sent = false
+    socket.on('data', (chunk) => {
+      chunks.push(chunk)
+      if (sent || answersIn(Buffer.concat(chunks)).length === 0) return
+      socket.write(second)
+      sent = true
+    })
+    socket.write(GET('/api/status/'))
+    await once(socket, 'close')
+    return answersIn(Buffer.concat(chunks))
+  }
+  t.match(await keptOpen('GARBAGE\r\n\r\n'), [{ status: 200 }, { status: 400, body: '{"detail":"Bad request."}' }], 'garbage after an answered request: its own 400')
+  t.match(await keptOpen(GET('/api/status/?' + 'a'.repeat(20000))), [{ status: 200 }, { status: 431, body: '{"detail":"Request header fields too large."}' }],
+    'a request too large after an answered one: its own 431')
   await alive(t, service)
 })
 

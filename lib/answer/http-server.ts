@@ -19,7 +19,9 @@ export const MAX_WAITING_ANSWERS = 16
 
 /** On a connection: how many answers wait behind the one being written; absent before its first request. */
 const WAITING = Symbol('waiting answers')
-type Connection = Socket & { [WAITING]?: number }
+/** On a connection: the answer to its latest request. */
+const LATEST = Symbol('latest answer')
+type Connection = Socket & { [WAITING]?: number, [LATEST]?: ServerResponse }
 
 /** Node's parser of a connection: the request handler it calls for every request it reads. */
 type Parser = { onIncoming?: (request: IncomingMessage, keepAlive: boolean) => number }
@@ -54,7 +56,7 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: List
     // Node's own 400 for an HTTP/1.1 request without Host has no body: the Host check answers it in JSON.
     requireHostHeader: false,
   }, (request, response) => {
-    countWaiting(request, response)
+    trackAnswers(request, response)
     if (request.url!.charCodeAt(0) !== 0x2f) toOriginForm(request)
     listener(request, response)
   })
@@ -67,9 +69,7 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: List
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Connection) => {
     // Never err.rawPacket: the bytes read, which may hold a token, and other requests.
     logger.debug({ code: error.code, message: error.message }, 'client error')
-    // Once a connection has carried a request, what follows may be the rest of it, and an
-    // answer would be taken for the next request's (behind a proxy, another client's): close.
-    if (socket[WAITING] === undefined) answerClientError(error, socket)
+    if (beginsRequest(socket)) answerClientError(error, socket)
     socket.destroy()
   })
   server.on('connection', boundWaitingAnswers)
@@ -78,9 +78,21 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: List
   return server
 }
 
-/** Counts the answers waiting on the request's connection (see MAX_WAITING_ANSWERS). */
-function countWaiting (request: IncomingMessage, response: ServerResponse): void {
+/**
+ * Whether what a client error was found in can only be a request of its own: the connection is
+ * new, or its every request was whole, answered and kept the connection open. Otherwise it may
+ * be the rest of an answered request, and an answer to it would be taken for the next request's
+ * (behind a proxy, another client's): the connection closes without one.
+ */
+function beginsRequest (socket: Connection): boolean {
+  const latest = socket[LATEST]
+  return latest === undefined || (latest.writableFinished && latest.req.complete && latest.shouldKeepAlive)
+}
+
+/** Keeps the request's answer as its connection's latest, and counts the answers waiting there (see MAX_WAITING_ANSWERS). */
+function trackAnswers (request: IncomingMessage, response: ServerResponse): void {
   const socket: Connection = request.socket
+  socket[LATEST] = response
   // Node gives a response its socket at once when no answer is being written before it.
   if (response.socket !== null) {
     socket[WAITING] = 0

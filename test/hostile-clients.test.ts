@@ -14,13 +14,14 @@ import { until } from './wait.ts'
 // every answer JSON and no 5xx, never more answers than requests (none to a request that was not
 // made), a close where one is due, and the process alive. The file ends with a fuzzing run.
 
-const HEAP_LIMIT = { NODE_OPTIONS: '--max-old-space-size=64' }
+/** The Kubernetes deployment's Node settings: the smallest heap the project ships. */
+const DEPLOYMENT = { NODE_OPTIONS: '--max-old-space-size=64 --max-semi-space-size=4', MALLOC_ARENA_MAX: '2' }
 const DEADLINE_MS = 10_000
 
 interface Answer { status: number, headers: Record<string, string>, body: string }
 interface Conversation { answers: Answer[], closed: boolean, received: string }
 
-/** Every complete answer in what a connection received (none of them to HEAD). */
+/** Every complete final answer in what a connection received (none of them to HEAD). */
 function answersIn (received: Buffer): Answer[] {
   const answers: Answer[] = []
   let rest = received
@@ -35,7 +36,9 @@ function answersIn (received: Buffer): Answer[] {
     }
     const length = Number(headers['content-length'] ?? 0)
     if (rest.length < headerEnd + 4 + length) return answers
-    answers.push({ status: Number(statusLine.split(' ')[1]), headers, body: rest.subarray(headerEnd + 4, headerEnd + 4 + length).toString() })
+    const status = Number(statusLine.split(' ')[1])
+    // An interim answer (100 Continue to an Expect) is no answer of its own.
+    if (status >= 200) answers.push({ status, headers, body: rest.subarray(headerEnd + 4, headerEnd + 4 + length).toString() })
     rest = rest.subarray(headerEnd + 4 + length)
   }
 }
@@ -86,20 +89,30 @@ function residentMiB (pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
 }
 
-async function alive (t: Test, service: Service): Promise<void> {
+type Replica = Service & { idleMiB: number }
+
+/** The service with the deployment's settings, warmed up, and its resident memory then. */
+async function replica (t: Test, env: NodeJS.ProcessEnv = {}): Promise<Replica> {
+  const service = await start(t, { ...DEPLOYMENT, ...env })
+  for (let i = 0; i < 50; i++) await fetch(service.port, i % 2 === 0 ? '/api/schema/' : `/api/extras/object-types/?limit=${i}`, { headers: { host: 'inv.example.com' } })
+  return { ...service, idleMiB: residentMiB(service.child.pid!) }
+}
+
+/** What must hold after every case: the process alive, answering its probe, its memory near where it was idle. */
+async function holds (t: Test, service: Replica, marginMiB = 32): Promise<void> {
   t.equal(service.child.exitCode, null, 'the process is alive')
-  t.equal((await fetch(service.port, '/healthz')).status, 200, 'and answers its probe')
+  // A connection the kernel refused while it still tore down the attack's is tried again.
+  await until('the probe to answer', async () => (await fetch(service.port, '/healthz').catch(() => ({ status: 0 }))).status === 200)
+  t.pass('and answers its probe')
+  const now = residentMiB(service.child.pid!)
+  t.ok(now - service.idleMiB < marginMiB, `memory near idle: ${service.idleMiB.toFixed(0)} MiB before, ${now.toFixed(0)} MiB after`)
 }
 
 const GET = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: inv.example.com\r\n${extra}\r\n`
 
 t.test('clients that send without reading: at most a bounded number of answers wait, then the connection closes', async (t) => {
-  const service = await start(t, HEAP_LIMIT)
-  // Warm: the schema rendered, the heap grown to what serving needs.
-  for (let i = 0; i < 50; i++) await fetch(service.port, '/api/schema/')
-  const idle = residentMiB(service.child.pid!)
-
-  const CONNECTIONS = 200
+  const service = await replica(t)
+  const CONNECTIONS = 1000
   const request = GET('/api/schema/')
   // A whole read of Node's: some 1,700 requests.
   const flood = request.repeat(Math.ceil(65536 / request.length))
@@ -121,21 +134,20 @@ t.test('clients that send without reading: at most a bounded number of answers w
   }, DEADLINE_MS * 3)
   const counts = sockets.map(({ chunks }) => answersIn(Buffer.concat(chunks)).length)
   t.ok(Math.max(...counts) <= MAX_WAITING_ANSWERS + 1, `at most ${MAX_WAITING_ANSWERS + 1} answers a connection (most: ${Math.max(...counts)})`)
-  const peak = residentMiB(service.child.pid!)
-  await alive(t, service)
   // What stays is the allocator's: the reads' buffers, as after a bare node:net server's (docs/architecture.md).
-  t.ok(peak - idle < 64, `memory near idle after they left: ${idle.toFixed(0)} MiB idle, ${peak.toFixed(0)} MiB after ${CONNECTIONS} connections`)
+  await holds(t, service, 96)
 })
 
 t.test('a client that pipelines and reads keeps its connection', async (t) => {
-  const service = await start(t, HEAP_LIMIT)
+  const service = await replica(t)
   const requests = GET('/api/status/').repeat(MAX_WAITING_ANSWERS) + GET('/api/status/', 'Connection: close\r\n')
   const conversation = await converse(service.port, requests, { keepOpen: DEADLINE_MS })
   assertAnswers(t, conversation, Array(MAX_WAITING_ANSWERS + 1).fill(200), true, `${MAX_WAITING_ANSWERS + 1} pipelined requests`)
+  await holds(t, service)
 })
 
 t.test('nothing is written after an answer for bytes that are no request of their own', async (t) => {
-  const service = await start(t, HEAP_LIMIT)
+  const service = await replica(t)
   const chunked = 'GET /api/status/ HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n'
   for (const [what, bytes] of [
     ['a trailer that is a Content-Length', `${chunked}0\r\nContent-Length: 5\r\n\r\n`],
@@ -168,11 +180,11 @@ t.test('nothing is written after an answer for bytes that are no request of thei
   t.match(await keptOpen('GARBAGE\r\n\r\n'), [{ status: 200 }, { status: 400, body: '{"detail":"Bad request."}' }], 'garbage after an answered request: its own 400')
   t.match(await keptOpen(GET('/api/status/?' + 'a'.repeat(20000))), [{ status: 200 }, { status: 431, body: '{"detail":"Request header fields too large."}' }],
     'a request too large after an answered one: its own 431')
-  await alive(t, service)
+  await holds(t, service)
 })
 
 t.test('a number of any size, sign or exponent is answered as the reference answers it, never with a 5xx', async (t) => {
-  const service = await start(t, HEAP_LIMIT)
+  const service = await replica(t)
   const list = (id: string) => `/api/extras/object-types/?id=${id}`
   for (const [url, status, body] of [
     [list('-1e999999999'), 200, '{"count":0,"next":null,"previous":null,"results":[]}'],
@@ -188,14 +200,14 @@ t.test('a number of any size, sign or exponent is answered as the reference answ
   }
   const head = await converse(service.port, `HEAD ${list('-1e999999999')} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`)
   t.match(head.received, /^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\n$/, 'HEAD of the same: 200, no body')
-  await alive(t, service)
+  await holds(t, service)
 })
 
 t.test('no log line holds raw request bytes, an Authorization value or a token', async (t) => {
   const TOKEN = '0123456789abcdef0123456789abcdef01234567'
   const tokensFile = join(t.testdir(), 'tokens')
   writeFileSync(tokensFile, `${TOKEN}\n`)
-  const service = await start(t, { LOGIN_REQUIRED: 'true', API_TOKENS_FILE: tokensFile, LOG_LEVEL: 'trace', ACCESS_LOG: 'true' })
+  const service = await replica(t, { LOGIN_REQUIRED: 'true', API_TOKENS_FILE: tokensFile, LOG_LEVEL: 'trace', ACCESS_LOG: 'true' })
   const auth = `Authorization: Token ${TOKEN}\r\n`
   // A request Node's parser refuses, on a fresh connection and after an answered one.
   await converse(service.port, `GET /api/status/ HTTP/1.1\r\nHost: a\r\n${auth}X-Bad: a\x01b\r\n\r\n`)
@@ -212,10 +224,11 @@ t.test('no log line holds raw request bytes, an Authorization value or a token',
   t.notOk(output.includes(TOKEN), 'the token appears in no log line')
   t.notOk(output.includes(TOKEN.slice(1)), 'nor its percent-encoded form')
   t.notOk(/rawPacket|X-Bad/.test(output), 'nor do the raw bytes of a refused request')
+  await holds(t, service)
 })
 
 t.test('a request with no Host, or more than one, gets the JSON 400 of a Host that is refused', async (t) => {
-  const service = await start(t, { ...HEAP_LIMIT, ALLOWED_HOSTS: 'inv.example.com' })
+  const service = await replica(t, { ALLOWED_HOSTS: 'inv.example.com' })
   const INVALID_HOST = '{"detail":"Invalid Host header."}'
   for (const [what, bytes] of [
     ['HTTP/1.1 without Host', 'GET /api/status/ HTTP/1.1\r\nConnection: close\r\n\r\n'],
@@ -227,17 +240,18 @@ t.test('a request with no Host, or more than one, gets the JSON 400 of a Host th
     t.equal(conversation.answers[0]?.body, INVALID_HOST, `${what}: ${INVALID_HOST}`)
     t.match(conversation.answers[0]?.headers, { 'api-version': '4.3', allow: 'GET, HEAD, OPTIONS', vary: 'Accept' }, `${what}: the API's headers`)
   }
-  const unrestricted = await start(t, HEAP_LIMIT)
+  const unrestricted = await replica(t)
   const twoHosts = await converse(unrestricted.port, 'GET /api/extras/object-types HTTP/1.1\r\nHost: evil.com\r\nHost: inv.example.com\r\nConnection: close\r\n\r\n')
   assertAnswers(t, twoHosts, [400], true, 'two Hosts without ALLOWED_HOSTS')
   t.notOk('location' in twoHosts.answers[0]!.headers, 'no redirect to either host')
   const http10 = await converse(unrestricted.port, 'GET /api/ HTTP/1.0\r\n\r\n')
   t.equal(http10.answers[0]?.body, `{"extras":"http://127.0.0.1:${unrestricted.port}/api/extras/","status":"http://127.0.0.1:${unrestricted.port}/api/status/"}`,
     'HTTP/1.0 without Host: the address it reached')
+  await holds(t, service)
 })
 
 t.test('an absolute-form target is answered for its own authority, which is checked, links and keys the cache', async (t) => {
-  const service = await start(t, { ...HEAP_LIMIT, ALLOWED_HOSTS: 'inv.example.com' })
+  const service = await replica(t, { ALLOWED_HOSTS: 'inv.example.com' })
   const target = 'http://inv.example.com/api/extras/object-types/?limit=2'
   const absolute = (target: string, host = 'inv.example.com') => `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`
   const [page] = (await converse(service.port, absolute(target, 'other.example.com'))).answers
@@ -251,25 +265,27 @@ t.test('an absolute-form target is answered for its own authority, which is chec
   t.same([moved?.status, moved?.headers.location], [301, 'http://inv.example.com/api/extras/object-types/?limit=2'], 'the unslashed form redirects, as in origin form')
   const [noPath] = (await converse(service.port, absolute('http://inv.example.com'))).answers
   t.same([noPath?.status, noPath?.body], [404, '{"detail":"Not found."}'], 'an authority without a path is the root, which is not served')
-  const unrestricted = await start(t, HEAP_LIMIT)
+  const unrestricted = await replica(t)
   const [evil] = (await converse(unrestricted.port, absolute('http://evil.com/api/extras/object-types/?limit=2'))).answers
   t.match(JSON.parse(evil!.body), { next: 'http://evil.com/api/extras/object-types/?limit=2&offset=2' }, 'one host per request: the authority, without ALLOWED_HOSTS')
   const [noHost] = (await converse(unrestricted.port, 'GET http://inv.example.com/api/status/ HTTP/1.1\r\nConnection: close\r\n\r\n')).answers
   t.equal(noHost?.status, 200, 'the authority is the host of a request without Host')
+  await holds(t, service)
 })
 
 t.test('/metrics is reached by one spelling only', async (t) => {
-  const service = await start(t, { ...HEAP_LIMIT, METRICS: 'true' })
+  const service = await replica(t, { METRICS: 'true' })
   const [metrics] = (await converse(service.port, 'GET /metrics HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n')).answers
   t.match([metrics?.status, metrics?.body], [200, /^# HELP /])
   for (const target of ['/%6detrics', '/%6D%65trics', 'http://a/metrics', '/metrics;x', '/metrics?x']) {
     const [refused] = (await converse(service.port, `GET ${target} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`)).answers
     t.same([refused?.status, refused?.headers['content-type'], refused?.body], [404, 'application/json', '{"detail":"Not found."}'], target)
   }
+  await holds(t, service)
 })
 
-t.test('fuzzing: raw request bytes of every shape get JSON answers, no 5xx, never more answers than requests', async (t) => {
-  const service = await start(t, { ...HEAP_LIMIT, ALLOWED_HOSTS: 'inv.example.com,.example.com' })
+t.test('fuzzing: raw request bytes of every shape get JSON answers, no 5xx, one answer per request at most, nothing after a refusal', async (t) => {
+  const service = await replica(t, { ALLOWED_HOSTS: 'inv.example.com,.example.com' })
   const line = (text: fc.Arbitrary<string>) => text.map((value) => value + '\r\n')
   const header = fc.oneof(
     fc.constantFrom('Host: inv.example.com', 'Host: evil.com', 'Host:', 'Host: a b', 'Transfer-Encoding: chunked', 'Transfer-Encoding: gzip, chunked',
@@ -296,9 +312,14 @@ t.test('fuzzing: raw request bytes of every shape get JSON answers, no 5xx, neve
     for (const answer of answers) statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1)
     const problems = answers.map(wellFormed).filter((problem) => problem !== undefined)
     if (problems.length > 0) throw new Error(`${JSON.stringify(bytes)}: ${problems.join('; ')}`)
-    const requests = Math.max(1, bytes.split(' HTTP/').length - 1)
-    if (answers.length > requests) throw new Error(`${JSON.stringify(bytes)}: ${answers.length} answers to ${requests} requests`)
+    // Requests answered, at most one for each request line; then at most one answer to bytes the
+    // parser refused (written by the front: no Date), the last. On a connection kept open, bytes
+    // after a whole request that was answered are a request of their own, however bad.
+    const refused = answers.filter((answer) => answer.headers.date === undefined)
+    const requests = bytes.split(' HTTP/').length - 1
+    if (answers.length - refused.length > requests) throw new Error(`${JSON.stringify(bytes)}: ${answers.length - refused.length} answers to ${requests} requests`)
+    if (refused.length > 1 || (refused.length === 1 && answers.at(-1) !== refused[0])) throw new Error(`${JSON.stringify(bytes)}: an answer after a refusal`)
   }), { numRuns: 400 })
   t.pass(`answers by status: ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`)
-  await alive(t, service)
+  await holds(t, service)
 })

@@ -19,21 +19,25 @@ export const MAX_WAITING_ANSWERS = 16
 
 /** On a connection: how many answers wait behind the one being written; absent before its first request. */
 const WAITING = Symbol('waiting answers')
-/** On a connection: the answer to its latest request. */
-const LATEST = Symbol('latest answer')
-type Connection = Socket & { [WAITING]?: number, [LATEST]?: ServerResponse }
-
-/** Node's parser of a connection: the request handler it calls for every request it reads. */
-type Parser = { onIncoming?: (request: IncomingMessage, keepAlive: boolean) => number }
+/**
+ * A connection as node:http keeps it, beyond its API (docs/architecture.md, Connections): its
+ * parser, with the handler it calls for every request it reads and the request it read last,
+ * and the answer being written; and how many answers wait behind that one.
+ */
+type Connection = Socket & {
+  parser?: { onIncoming?: (request: IncomingMessage, keepAlive: boolean) => number, incoming?: IncomingMessage | null } | null
+  _httpMessage?: ServerResponse | null
+  [WAITING]?: number
+}
 
 /**
  * Stops Node's parser at the request that would be one answer too many: the handler's -1 is
  * the parser's "callback error", which ends the read there (no request or response is made for
  * the rest of it) and comes back as a client error, which closes the connection. `parser` and
  * `onIncoming` are node:http's own, not its API: on a Node without them this bound is not kept
- * (test/hostile.test.ts runs on every Node version the project supports).
+ * (test/hostile-clients.test.ts fails there; it runs on every Node version the project supports).
  */
-function boundWaitingAnswers (socket: Connection & { parser?: Parser }): void {
+function boundWaitingAnswers (socket: Connection): void {
   const parser = socket.parser
   const onIncoming = parser?.onIncoming
   if (onIncoming === undefined) return
@@ -56,7 +60,7 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: List
     // Node's own 400 for an HTTP/1.1 request without Host has no body: the Host check answers it in JSON.
     requireHostHeader: false,
   }, (request, response) => {
-    trackAnswers(request, response)
+    countWaiting(request, response)
     if (request.url!.charCodeAt(0) !== 0x2f) toOriginForm(request)
     listener(request, response)
   })
@@ -79,20 +83,20 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: List
 }
 
 /**
- * Whether what a client error was found in can only be a request of its own: the connection is
- * new, or its every request was whole, answered and kept the connection open. Otherwise it may
- * be the rest of an answered request, and an answer to it would be taken for the next request's
- * (behind a proxy, another client's): the connection closes without one.
+ * Whether what a client error was found in can only be a request of its own: no answer is being
+ * written, the request read last (if any) is whole, and the connection stays open (Node ends one
+ * whose last request asked to close). Otherwise it may be the rest of an answered request, and an
+ * answer to it would be taken for the next request's (behind a proxy, another client's): the
+ * connection closes without one.
  */
 function beginsRequest (socket: Connection): boolean {
-  const latest = socket[LATEST]
-  return latest === undefined || (latest.writableFinished && latest.req.complete && latest.shouldKeepAlive)
+  const read = socket.parser?.incoming
+  return socket.writable && socket._httpMessage == null && (read == null || read.complete)
 }
 
-/** Keeps the request's answer as its connection's latest, and counts the answers waiting there (see MAX_WAITING_ANSWERS). */
-function trackAnswers (request: IncomingMessage, response: ServerResponse): void {
+/** Counts the answers waiting on the request's connection (see MAX_WAITING_ANSWERS). */
+function countWaiting (request: IncomingMessage, response: ServerResponse): void {
   const socket: Connection = request.socket
-  socket[LATEST] = response
   // Node gives a response its socket at once when no answer is being written before it.
   if (response.socket !== null) {
     socket[WAITING] = 0

@@ -10,14 +10,19 @@ import { toOriginForm } from './target.ts'
 type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxHeaderSize'>
 
 /**
- * Answers a connection may have waiting behind the one being written. A client that sends
- * more without reading its answers has its connection closed: Node parses a whole read (64 KiB,
- * some 1,700 small requests) before it stops reading, and each waiting answer holds a request
- * and a response in memory (docs/architecture.md).
+ * Answers that may wait behind the one being written: on one connection, and in the whole process.
+ * A client that sends more without reading its answers has its connection closed: Node parses a
+ * whole read (64 KiB, some 1,700 small requests) before it stops reading, and each waiting answer
+ * holds a request and a response in memory, some 2.5 KiB of heap (docs/architecture.md). The
+ * process's bound keeps 1000 such clients within the deployment's 64 MiB heap.
  */
 export const MAX_WAITING_ANSWERS = 16
+export const MAX_WAITING_ANSWERS_IN_PROCESS = 4096
 
-/** On a connection: how many answers wait behind the one being written; absent before its first request. */
+/** Answers waiting in this process, on every connection. */
+let waitingInProcess = 0
+
+/** On a connection: how many answers wait behind the one being written. */
 const WAITING = Symbol('waiting answers')
 /**
  * A connection as node:http keeps it, beyond its API (docs/architecture.md, Connections): its
@@ -27,11 +32,12 @@ const WAITING = Symbol('waiting answers')
 type Connection = Socket & {
   parser?: { onIncoming?: (request: IncomingMessage, keepAlive: boolean) => number, incoming?: IncomingMessage | null } | null
   _httpMessage?: ServerResponse | null
-  [WAITING]?: number
+  [WAITING]: number
 }
 
 /**
- * Stops Node's parser at the request that would be one answer too many: the handler's -1 is
+ * Stops Node's parser at the request that would be one answer too many (on its connection, or in
+ * the process): the handler's -1 is
  * the parser's "callback error", which ends the read there (no request or response is made for
  * the rest of it) and comes back as a client error, which closes the connection. `parser` and
  * `onIncoming` are node:http's own, not its API: on a Node without them this bound is not kept
@@ -40,8 +46,14 @@ type Connection = Socket & {
 function boundWaitingAnswers (socket: Connection): void {
   const parser = socket.parser
   const onIncoming = parser?.onIncoming
+  /* c8 ignore next: node:http has had both since its first release; without them, no bound */
   if (onIncoming === undefined) return
-  parser!.onIncoming = (request, keepAlive) => (socket[WAITING] ?? 0) < MAX_WAITING_ANSWERS ? onIncoming(request, keepAlive) : -1
+  socket[WAITING] = 0
+  socket.once('close', closed)
+  parser!.onIncoming = (request, keepAlive) => socket._httpMessage == null ||
+    (socket[WAITING] < MAX_WAITING_ANSWERS && waitingInProcess < MAX_WAITING_ANSWERS_IN_PROCESS)
+    ? onIncoming(request, keepAlive)
+    : -1
 }
 
 /**
@@ -84,29 +96,36 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: List
 
 /**
  * Whether what a client error was found in can only be a request of its own: no answer is being
- * written, the request read last (if any) is whole, and the connection stays open (Node ends one
- * whose last request asked to close). Otherwise it may be the rest of an answered request, and an
+ * written, and the request read last (if any) is whole. Otherwise it may be the rest of an answered request, and an
  * answer to it would be taken for the next request's (behind a proxy, another client's): the
  * connection closes without one.
  */
 function beginsRequest (socket: Connection): boolean {
   const read = socket.parser?.incoming
-  return socket.writable && socket._httpMessage == null && (read == null || read.complete)
+  return socket._httpMessage == null && (read == null || read.complete)
 }
 
 /** Counts the answers waiting on the request's connection (see MAX_WAITING_ANSWERS). */
 function countWaiting (request: IncomingMessage, response: ServerResponse): void {
-  const socket: Connection = request.socket
+  const socket = request.socket as Connection
   // Node gives a response its socket at once when no answer is being written before it.
   if (response.socket !== null) {
     socket[WAITING] = 0
     return
   }
-  socket[WAITING] = (socket[WAITING] ?? 0) + 1
+  socket[WAITING]++
+  waitingInProcess++
   response.once('socket', advanced)
 }
 
 /** A waiting answer's turn has come: one fewer waits. */
 function advanced (socket: Connection): void {
-  socket[WAITING]!--
+  socket[WAITING]--
+  waitingInProcess--
+}
+
+/** A closed connection's answers wait no more (Node drops them, and gives them no turn). */
+function closed (this: Connection): void {
+  waitingInProcess -= this[WAITING]
+  this[WAITING] = 0
 }

@@ -80,7 +80,7 @@ export class ApiTokens {
   }
 }
 
-/** One token a line (blank lines and `#` comments skipped), or a JSON list of tokens. */
+/** A path segment percent-decoded, or as it is when its escapes are malformed. */
 function decodedSegment (segment: string): string {
   try {
     return decodeURIComponent(segment)
@@ -89,6 +89,7 @@ function decodedSegment (segment: string): string {
   }
 }
 
+/** One token a line (blank lines and `#` comments skipped), or a JSON list of tokens. */
 function readTokens (file: string): Buffer[] {
   let text: string
   try {

@@ -78,7 +78,7 @@ function wellFormed (answer: Answer): string | undefined {
 }
 
 /** The statuses of a conversation, each answer checked; the connection closed as `closed` says. */
-function assertAnswers (t: Test, { answers, closed }: Conversation, statuses: number[], shouldClose: boolean, what: string): void {
+function assertAnswers (t: Test, { answers, closed }: Omit<Conversation, 'received'>, statuses: number[], shouldClose: boolean, what: string): void {
   t.same(answers.map(wellFormed).filter((problem) => problem !== undefined), [], `${what}: every answer JSON, no 5xx`)
   t.same(answers.map((answer) => answer.status), statuses, `${what}: answered ${statuses.join(', ') || 'nothing'}`)
   t.equal(closed, shouldClose, `${what}: ${shouldClose ? 'closed' : 'kept open'}`)

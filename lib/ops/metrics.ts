@@ -107,7 +107,7 @@ export class Metrics {
       config: { anyHost: true, notJson: true },
       handler: async (request, reply) => {
         // One spelling only, so that an edge rule on this exact path holds: Fastify's router
-        // also takes `/%6detrics` and `http://host/metrics` (docs/architecture.md).
+        // also takes `/%6detrics` and `http://host/metrics` (docs/behaviour.md).
         if (request.url !== METRICS_PATH || cameAbsolute(request.raw)) throw errors.notFound()
         reply.header('content-type', this.registry.contentType)
         // Under WORKERS > 1 a scrape reaches one worker: it answers for the whole service.

@@ -269,6 +269,8 @@ t.test('an absolute-form target is answered for its own authority, which is chec
   t.same([refused?.status, refused?.body], [400, '{"detail":"Invalid Host header."}'], 'an authority ALLOWED_HOSTS refuses, whatever the Host')
   const [moved] = (await converse(service.port, absolute('http://inv.example.com/api/extras/object-types?limit=2'))).answers
   t.same([moved?.status, moved?.headers.location], [301, 'http://inv.example.com/api/extras/object-types/?limit=2'], 'the unslashed form redirects, as in origin form')
+  const [asterisk] = (await converse(service.port, 'OPTIONS * HTTP/1.1\r\nHost: inv.example.com\r\nConnection: close\r\n\r\n')).answers
+  t.same([asterisk?.status, asterisk?.body], [404, '{"detail":"Not found."}'], 'the asterisk form is no path served')
   const [noPath] = (await converse(service.port, absolute('http://inv.example.com'))).answers
   t.same([noPath?.status, noPath?.body], [404, '{"detail":"Not found."}'], 'an authority without a path is the root, which is not served')
   const unrestricted = await replica(t)

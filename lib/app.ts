@@ -6,7 +6,8 @@ import { OtherMethods } from './api/other-methods.ts'
 import { lacksSlash, registerEndpoints, ROUTED_METHODS } from './api/routes.ts'
 import type { ApiTokens } from './api/tokens.ts'
 import type { Served } from './inventory/served.ts'
-import { ROUTER_OPTIONS, type Listener, type Service } from './service.ts'
+import type { Listener } from './answer/http-server.ts'
+import { ROUTER_OPTIONS, type Service } from './service.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

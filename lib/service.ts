@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { FastPath } from './answer/fast-path.ts'
-import { createHttpServer } from './answer/http-server.ts'
+import { createHttpServer, type Listener } from './answer/http-server.ts'
 import { baseUrlOf, type BaseUrlOf } from './api/hosts.ts'
 import { Renderings } from './api/renderings.ts'
 import type { ApiAccess } from './api/routes.ts'
@@ -25,9 +25,6 @@ export interface ServiceOptions {
   metrics?: Metrics
   logger: Logger
 }
-
-/** A node:http request listener. */
-export type Listener = (request: IncomingMessage, response: ServerResponse) => void
 
 /** Fastify's router and ours read a query the reference's way; the fragment is never part of it. */
 export const ROUTER_OPTIONS = {

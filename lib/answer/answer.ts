@@ -1,6 +1,9 @@
-import { hash } from 'node:crypto'
+import { hash, randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { REQUEST_ID, requestId } from '../api/headers.ts'
+
+/** The header every answer under /api/ carries a new value of. */
+export const REQUEST_ID = 'x-request-id'
+export const requestId: () => string = randomUUID
 
 /** Clients may keep an answer but must ask again each time (If-None-Match makes that cheap). */
 const CACHE_CONTROL = 'no-cache'

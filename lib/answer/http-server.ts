@@ -4,8 +4,10 @@ import type { Logger } from 'pino'
 import { http } from '../builtins.ts'
 import type { Config } from '../config.ts'
 import { answerClientError, refuseConnect, refuseExpectation } from '../api/errors.ts'
-import type { Listener } from '../service.ts'
 import { toOriginForm } from './target.ts'
+
+/** A node:http request listener. */
+export type Listener = (request: IncomingMessage, response: ServerResponse) => void
 
 type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxHeaderSize'>
 

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { REQUEST_ID, requestId } from '../answer/answer.ts'
 import type { Catalog } from '../inventory/catalog.ts'
 
 type HeaderSet = Readonly<Record<string, string>>
@@ -39,10 +39,6 @@ export function apiHeaders (catalog: Catalog): ApiHeaders {
   }
   return headers
 }
-
-/** The header every answer under /api/ carries a new value of. */
-export const REQUEST_ID = 'x-request-id'
-export const requestId: () => string = randomUUID
 
 declare module 'fastify' {
   interface FastifyContextConfig {

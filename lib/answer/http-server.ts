@@ -14,9 +14,9 @@ type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestT
 /**
  * Answers that may wait behind the one being written: on one connection, and in the whole process.
  * A client that sends more without reading its answers has its connection closed: Node parses a
- * whole read (64 KiB, some 1,700 small requests) before it stops reading, and each waiting answer
- * holds a request and a response in memory, some 2.5 KiB of heap (docs/architecture.md). The
- * process's bound keeps 1000 such clients within the deployment's 64 MiB heap.
+ * whole read before it stops reading, and each waiting answer holds a request and a response in
+ * memory; the process's bound keeps a crowd of such clients within the deployment's heap
+ * (docs/architecture.md, Connections).
  */
 export const MAX_WAITING_ANSWERS = 16
 export const MAX_WAITING_ANSWERS_IN_PROCESS = 4096
@@ -39,11 +39,10 @@ type Connection = Socket & {
 
 /**
  * Stops Node's parser at the request that would be one answer too many (on its connection, or in
- * the process): the handler's -1 is
- * the parser's "callback error", which ends the read there (no request or response is made for
- * the rest of it) and comes back as a client error, which closes the connection. `parser` and
- * `onIncoming` are node:http's own, not its API: on a Node without them this bound is not kept
- * (test/hostile-clients.test.ts fails there; it runs on every Node version the project supports).
+ * the process): the handler's -1 is the parser's "callback error", which ends the read there (no
+ * request or response is made for the rest of it) and comes back as a client error, which closes
+ * the connection. `parser` and `onIncoming` are node:http's own, not its API (test/hostile-clients.test.ts
+ * fails without them; it runs on every Node version the project supports).
  */
 function boundWaitingAnswers (socket: Connection): void {
   const parser = socket.parser

@@ -6,6 +6,7 @@ import { OtherMethods } from './api/other-methods.ts'
 import { lacksSlash, registerEndpoints, ROUTED_METHODS } from './api/routes.ts'
 import type { ApiTokens } from './api/tokens.ts'
 import type { Served } from './inventory/served.ts'
+import { requestId } from './answer/answer.ts'
 import type { Listener } from './answer/http-server.ts'
 import { ROUTER_OPTIONS, type Service } from './service.ts'
 
@@ -63,6 +64,8 @@ export function buildApp ({ config, served, metrics, logger, access, baseUrl, re
     // Per-request logs cost about half the throughput, so they are opt-in.
     logController: new LogController({ disableRequestLogging: !config.accessLog }),
     trustProxy: config.trustProxy ?? false,
+    // The id a request is logged with is the X-Request-ID its answer carries.
+    genReqId: () => requestId(),
     // The server answers what Node cannot parse itself (http-server.ts), Fastify or not.
     clientErrorHandler: () => {},
     frameworkErrors: badUrlHandler,

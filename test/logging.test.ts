@@ -22,3 +22,15 @@ t.test('ACCESS_LOG=true logs requests whatever LOG_LEVEL says of the rest', asyn
   t.same(await messagesFor(t, { ACCESS_LOG: 'true' }, 'silent'), ['incoming request', 'request completed'])
   t.same(await messagesFor(t, {}, 'warn'), [])
 })
+
+t.test('a request is logged with the id its answer carries in X-Request-ID, 200s and errors alike', async (t) => {
+  const lines: string[] = []
+  const sink = new Writable({ write (chunk, _encoding, done) { lines.push(String(chunk)); done() } })
+  const { app } = await build(t, { env: { ACCESS_LOG: 'true' }, logger: pino({ level: 'info' }, sink) })
+  for (const path of ['/api/status/', '/api/extras/object-types/?limit=2', '/api/nowhere/', '/api/status']) {
+    const reply = await get(app, path)
+    const logged = lines.map((line) => JSON.parse(line)).filter((line) => line.msg === 'incoming request' && line.req.url === path)
+    t.equal(logged.length, 1, `${path}: logged once`)
+    t.equal(logged[0]?.reqId, reply.headers['x-request-id'], `${path} (${reply.statusCode}): the logged id is the client's`)
+  }
+})

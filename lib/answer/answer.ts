@@ -51,21 +51,22 @@ export function represent (route: string, body: Body, etag: string, endpoint: re
 
 /**
  * The one answer function: turns a representation into the status, headers and bytes of the
- * answer to a GET or HEAD (Node sends no body for HEAD and keeps the Content-Length), with a
- * fresh request id. Both the fast path and Fastify's handler answer through it, so a hit is
+ * answer to a GET or HEAD (Node sends no body for HEAD and keeps the Content-Length), with its
+ * request id: Fastify's for the request it routed, else a fresh one. Both the fast path and
+ * Fastify's handler answer through it, so a hit is
  * the miss's answer, byte for byte but for Date and the request id.
  */
-export function answer (request: IncomingMessage, response: ServerResponse, representation: Representation): 200 | 304 {
+export function answer (request: IncomingMessage, response: ServerResponse, representation: Representation, id = requestId()): 200 | 304 {
   if (ifNoneMatches(headerOf(request, 'if-none-match'), representation.etag)) {
     // What the 200 would have said about caching, without Content-Type and Content-Length:
     // a 304 has no body to describe.
     const headers = representation.headers.slice(2, -4)
-    headers.push(REQUEST_ID, requestId())
+    headers.push(REQUEST_ID, id)
     response.writeHead(304, headers).end()
     return 304
   }
   const headers = representation.headers.slice()
-  headers[headers.length - 1] = requestId()
+  headers[headers.length - 1] = id
   response.writeHead(200, headers)
   // Node gathers the pieces into one write (the response corks its socket on the first), and
   // sends a first piece of text in one string with the header block: a new page 1.12x the

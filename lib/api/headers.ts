@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { REQUEST_ID, requestId } from '../answer/answer.ts'
+import { REQUEST_ID } from '../answer/answer.ts'
 import type { Catalog } from '../inventory/catalog.ts'
 
 type HeaderSet = Readonly<Record<string, string>>
@@ -67,7 +67,7 @@ export function setHeaders (request: FastifyRequest, reply: FastifyReply): void 
   if (notJson === true && reply.statusCode < 400) return
   if (request.url.startsWith('/api/')) {
     reply.headers(apiHeaders(request.server.served.current.catalog).api)
-    reply.header(REQUEST_ID, requestId())
+    reply.header(REQUEST_ID, request.id)
   } else {
     reply.headers(JSON_HEADERS)
   }

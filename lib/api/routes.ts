@@ -78,7 +78,7 @@ function registerEndpoint (app: FastifyInstance, { trustsProxies, tokens }: ApiA
         // Written by the fast path's function, not Fastify's send: the same bytes whichever
         // answers. onResponse hooks still run.
         reply.hijack()
-        answer(request.raw, reply.raw, representation)
+        answer(request.raw, reply.raw, representation, request.id)
       }),
     })
     app.route({

@@ -53,8 +53,8 @@ export function represent (route: string, body: Body, etag: string, endpoint: re
  * The one answer function: turns a representation into the status, headers and bytes of the
  * answer to a GET or HEAD (Node sends no body for HEAD and keeps the Content-Length), with its
  * request id: Fastify's for the request it routed, else a fresh one. Both the fast path and
- * Fastify's handler answer through it, so a hit is
- * the miss's answer, byte for byte but for Date and the request id.
+ * Fastify's handler answer through it, so a hit is the miss's answer, byte for byte but for
+ * Date and the request id.
  */
 export function answer (request: IncomingMessage, response: ServerResponse, representation: Representation, id = requestId()): 200 | 304 {
   if (ifNoneMatches(headerOf(request, 'if-none-match'), representation.etag)) {

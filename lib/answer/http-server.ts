@@ -45,12 +45,12 @@ type Connection = Socket & {
  * fails without them; it runs on every Node version the project supports).
  */
 function boundWaitingAnswers (socket: Connection): void {
+  socket[WAITING] = 0
+  socket.once('close', closed)
   const parser = socket.parser
   const onIncoming = parser?.onIncoming
   /* c8 ignore next: node:http has had both since its first release; without them, no bound */
   if (onIncoming === undefined) return
-  socket[WAITING] = 0
-  socket.once('close', closed)
   parser!.onIncoming = (request, keepAlive) => socket._httpMessage == null ||
     (socket[WAITING] < MAX_WAITING_ANSWERS && waitingInProcess < MAX_WAITING_ANSWERS_IN_PROCESS)
     ? onIncoming(request, keepAlive)
@@ -97,9 +97,9 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: List
 
 /**
  * Whether what a client error was found in can only be a request of its own: no answer is being
- * written, and the request read last (if any) is whole. Otherwise it may be the rest of an answered request, and an
- * answer to it would be taken for the next request's (behind a proxy, another client's): the
- * connection closes without one.
+ * written, and the request read last (if any) is whole. Otherwise it may be the rest of an
+ * answered request, and an answer to it would be taken for the next request's (behind a proxy,
+ * another client's): the connection closes without one.
  */
 function beginsRequest (socket: Connection): boolean {
   const read = socket.parser?.incoming

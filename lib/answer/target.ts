@@ -20,10 +20,11 @@ const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)(.*)$/is
 export function toOriginForm (request: Targeted): void {
   const absolute = ABSOLUTE_FORM.exec(request.url!)
   if (absolute === null) return
+  const authority = absolute[1]!
   const rest = absolute[2]!
-  request[AUTHORITY] = absolute[1]!
+  request[AUTHORITY] = authority
   // What Fastify and a log read as the host, too.
-  request.headers.host = absolute[1]!
+  request.headers.host = authority
   request.url = rest.startsWith('/') ? rest : '/' + rest
 }
 
@@ -33,8 +34,8 @@ export function cameAbsolute (request: Targeted): boolean {
 }
 
 /**
- * The host a request is for: its absolute-form target's authority, else its one Host header
- * (empty on HTTP/1.0 without one: the address it reached, as the reference's SERVER_NAME).
+ * The host a request is for: its absolute-form target's authority, else its one Host header; for
+ * an empty Host, or none on HTTP/1.0, the address it reached (the reference's SERVER_NAME).
  * undefined when it has none that counts: more than one Host, or none on HTTP/1.1.
  */
 export function hostOf (request: Targeted): string | undefined {

@@ -74,7 +74,8 @@ function decimalId (text: string): number | string {
   }
   // Past 2^53 an id cannot be stored here (a profile's ids are at most 2^31 - 1): it matches
   // nothing, unless it is past the reference's bound, which has no negative counterpart.
-  if (sign === '-' || integerDigits < 51) return sign === '-' ? -Infinity : Infinity
+  if (sign === '-') return -Infinity
+  if (integerDigits < 51) return Infinity
   if (integerDigits > 51) return MESSAGES.tooLarge
   const excess = BigInt(scale >= 0 ? digits + '0'.repeat(scale) : digits.slice(0, 51)) - MAX_VALUE
   return excess > 0n || (excess === 0n && /[1-9]/.test(digits.slice(51))) ? MESSAGES.tooLarge : Infinity

@@ -103,8 +103,9 @@ function quotePlus (text: string): string {
 }
 
 // Python's white space (str.isspace), which str.strip() and int() skip.
-const PY_WHITESPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*'
-const PY_SPACE = new RegExp(`^${PY_WHITESPACE.slice(0, -1)}$`)
+const PY_SPACE_CLASS = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]'
+const PY_WHITESPACE = PY_SPACE_CLASS + '*'
+const PY_SPACE = new RegExp(`^${PY_SPACE_CLASS}$`)
 const isPySpace = (text: string, at: number) => PY_SPACE.test(text[at]!)
 
 /** Python's str.strip(), in a walk from each end: a pattern for the end tried every position of a long blank run. */

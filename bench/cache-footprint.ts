@@ -1,27 +1,35 @@
 /**
  * What the response cache really holds against what it counts: fills a cache of CACHE_MAX_MB
- * (16, the default's cap) with pages rendered as the service renders them, each asked for twice
- * so that the doorkeeper lets it in, and compares the heap and Buffer memory it took with the
- * bytes it counts. Prints figures; asserts nothing.
+ * with the answers Fastify makes to pages, each asked for twice so that the doorkeeper lets it
+ * in, and compares the heap and Buffer memory it took with the bytes it counts. Prints figures;
+ * asserts nothing.
  *
  *   npm run bench:cache [-- --mb 16 --limit 50]
  */
+import type { IncomingMessage } from 'node:http'
 import { parseArgs } from 'node:util'
-import { etagOf, represent } from '../lib/answer/answer.ts'
-import { ResponseCache } from '../lib/answer/cache.ts'
-import { cacheKey } from '../lib/answer/cache-key.ts'
+import { pino } from 'pino'
 import { ENDPOINTS } from '../lib/api/endpoints.ts'
-import { apiHeaders } from '../lib/api/headers.ts'
+import { loadConfig } from '../lib/config.ts'
 import { Catalog } from '../lib/inventory/catalog.ts'
 import { DEFAULT_PROFILE_FILE, loadProfile } from '../lib/inventory/profile.ts'
+import { Served } from '../lib/inventory/served.ts'
 import { parseQuery } from '../lib/reference/query.ts'
+import { Replays } from '../lib/replay/replays.ts'
+import { Service } from '../lib/service.ts'
 
 const { values: options } = parseArgs({ options: { mb: { type: 'string', default: '16' }, limit: { type: 'string', default: '50' } } })
 const MiB = 1024 * 1024
-const catalog = new Catalog(loadProfile(DEFAULT_PROFILE_FILE))
-const list = ENDPOINTS.find((endpoint) => endpoint.path === '/api/extras/object-types/')!
-const sizes = { paginateCount: 50, maxPageSize: 1000 }
+const config = loadConfig({ CACHE_MAX_MB: options.mb })
+const served = new Served(new Catalog(loadProfile(DEFAULT_PROFILE_FILE)))
+const replays = new Replays(served, config.cacheBytes, false)
 const base = 'http://bench.test'
+// The headers Fastify gives a page (its tag aside, the same for every page), as the keep hook reads them.
+const { app } = new Service({ config, served, logger: pino({ level: 'silent' }) })
+const { headers } = await app.inject({ url: '/api/extras/object-types/', headers: { host: 'bench.test' } })
+await app.close()
+const list = ENDPOINTS.find((endpoint) => endpoint.path === '/api/extras/object-types/')!
+const documented = () => { throw new Error('no document here') }
 
 /** Heap in use and memory outside it (Buffers), after full collections. */
 function memory (): number {
@@ -30,17 +38,16 @@ function memory (): number {
   return heapUsed + external
 }
 
-const cache = new ResponseCache(Number(options.mb) * MiB)
+const { catalog } = served.current
 const before = memory()
-for (let n = 0; cache.stats.evictions === 0; n++) {
+for (let n = 0; replays.stats.evictions === 0; n++) {
   const url = `/api/extras/object-types/?limit=${options.limit}&offset=${n % 100}&n=${n}`
-  const body = list.render({ base, path: '/api/extras/object-types/', query: parseQuery(url.split('?')[1]!), params: {}, itemTail: '/', catalog, sizes })
-  const representation = represent(list.path, body, etagOf(catalog.digest, '50 1000', base, url), apiHeaders(catalog).endpoint)
-  // Twice: the doorkeeper keeps a page the second time it is asked for.
-  cache.set(cacheKey('bench.test', url), representation)
-  cache.set(cacheKey('bench.test', url), representation)
+  const request = { url, rawHeaders: ['Host', 'bench.test'] } as unknown as IncomingMessage
+  const { body } = list.render({ base, path: '/api/extras/object-types/', query: parseQuery(url.split('?')[1]!), params: {}, format: undefined, catalog, sizes: config, documented }) as { body: Buffer }
+  // Twice: the doorkeeper keeps a page the second time it is asked for. (Each with its own tag, as Fastify's.)
+  for (let twice = 0; twice < 2; twice++) replays.keep(request, served.current, list.path, { ...headers, etag: `"${n}-${'x'.repeat(25)}"` }, body)
 }
 const held = memory() - before
-const pages = cache.stats.admissions - cache.stats.evictions
+const pages = replays.stats.admissions - replays.stats.evictions
 console.log(`node ${process.version}; a cache of ${options.mb} MiB filled with ${pages} pages of ${options.limit} items`)
-console.log(`counted: ${(cache.bytes / MiB).toFixed(1)} MiB; heap and Buffers taken: ${(held / MiB).toFixed(1)} MiB: ${(held / cache.bytes).toFixed(2)}x what it counts (${held >= cache.bytes ? '+' : ''}${((held - cache.bytes) / pages).toFixed(0)} bytes a page)`)
+console.log(`counted: ${(replays.bytes / MiB).toFixed(1)} MiB; heap and Buffers taken: ${(held / MiB).toFixed(1)} MiB: ${(held / replays.bytes).toFixed(2)}x what it counts (${held >= replays.bytes ? '+' : ''}${((held - replays.bytes) / pages).toFixed(0)} bytes a page)`)

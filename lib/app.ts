@@ -1,34 +1,54 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify'
+import type { RequestListener, Server } from 'node:http'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginCallback, type FastifyRequest } from 'fastify'
+import fastifyPlugin from 'fastify-plugin'
+import type { Logger } from 'pino'
+import { SHARED_SCHEMAS } from '../schemas/api.ts'
 import { badUrlHandler, installErrorAnswers } from './api/errors.ts'
 import { installHeaders } from './api/headers.ts'
-import { installHostCheck } from './api/hosts.ts'
-import { OtherMethods } from './api/other-methods.ts'
+import { baseUrlOf, installHostCheck } from './api/hosts.ts'
+import { registerProbes, type Readiness } from './api/probes.ts'
+import { registerMetrics } from './api/prometheus.ts'
 import { lacksSlash, registerEndpoints, ROUTED_METHODS } from './api/routes.ts'
+import { SCHEMA_CONTROLLER } from './api/schema-controller.ts'
 import type { ApiTokens } from './api/tokens.ts'
+import type { Config } from './config.ts'
 import type { Served } from './inventory/served.ts'
-import { requestId } from './answer/answer.ts'
-import type { Listener } from './answer/http-server.ts'
-import { ROUTER_OPTIONS, type Service } from './service.ts'
+import type { Metrics } from './ops/metrics.ts'
+import { parseQuery } from './reference/query.ts'
+import { requestId } from './replay/headers.ts'
+import type { Replays } from './replay/replays.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** What is served: the profile's catalog and the answers cached from it. */
+    /** What is served: the profile's catalog. */
     served: Served
   }
 }
 
-/**
- * Fastify compiles route schemas with ajv and fast-json-stringify, which it loads when it is
- * built unless it is given compilers of its own. The service gives it no schema (every body is
- * pre-rendered bytes; the handlers check their own input, and the table's schemas serve the
- * OpenAPI document and the tests), so these compilers refuse: a schema added to a route fails
- * the app's build, which every test makes, instead of being checked by nobody. Not loading the
- * two saves memory, and lets the bundle leave them out (docs/performance.md).
- */
-function noSchemaCompiler (): never {
-  throw new Error('Fastify compiles no schemas in this service: a route checks its own input and sends pre-rendered bytes (lib/app.ts)')
+export interface AppOptions {
+  config: Config
+  served: Served
+  /** Set when LOGIN_REQUIRED (config.apiTokensFile) is set. */
+  tokens: ApiTokens | undefined
+  /** Set when METRICS is set. */
+  metrics: Metrics | undefined
+  /** Where 200s are kept to be replayed; undefined when nothing is (ACCESS_LOG). */
+  replays: Replays | undefined
+  readiness: Readiness
+  logger: Logger
+  /** The node:http server Fastify answers on (it never listens itself). */
+  server: Server
+  /** Registered before the routes, so that their hooks apply to every route (docs/architecture.md, Plugins). */
+  plugins?: readonly FastifyPluginCallback[] | undefined
 }
-const SCHEMA_CONTROLLER = { compilersFactory: { buildValidator: noSchemaCompiler, buildSerializer: noSchemaCompiler } }
+
+/** The router reads a query the reference's way; the fragment is never part of it. */
+const ROUTER_OPTIONS = {
+  querystringParser: (query: string) => {
+    const fragment = query.indexOf('#')
+    return parseQuery(fragment === -1 ? query : query.slice(0, fragment)) as never
+  },
+}
 
 /** What a log line says of a request: Fastify's fields, with any known token in its URL masked. */
 function loggedRequest (tokens: ApiTokens | undefined) {
@@ -42,13 +62,13 @@ function loggedRequest (tokens: ApiTokens | undefined) {
 }
 
 /**
- * What the service answers through Fastify: every request its fast path leaves (errors,
- * redirects, OPTIONS, other methods, `/metrics`), and with ACCESS_LOG every request. Fastify
- * answers on the service's server and never listens itself; it gets its requests from the
- * service (service.ts), through the handler returned beside it.
+ * The Fastify app that makes every answer: the endpoints, the probes and `/metrics` as routes
+ * with their schemas, the Host check, the headers of every answer (onSend) and the error
+ * answers. It answers on the service's server, through the request handler returned beside it
+ * (service.ts, which replays what it kept instead of asking again).
  */
-export function buildApp ({ config, served, metrics, logger, access, baseUrl, renderings, probes, server }: Service): [FastifyInstance, Listener] {
-  let handler!: Listener
+export function buildApp ({ config, served, tokens, metrics, replays, readiness, logger, server, plugins = [] }: AppOptions): [FastifyInstance, RequestListener] {
+  let handler!: RequestListener
   const app = Fastify({
     serverFactory: (fastify) => {
       handler = fastify
@@ -58,7 +78,7 @@ export function buildApp ({ config, served, metrics, logger, access, baseUrl, re
     return503OnClosing: false,
     // Access logs are info: with ACCESS_LOG they are written whatever LOG_LEVEL says of the rest.
     loggerInstance: logger.child({}, {
-      serializers: { req: loggedRequest(access.tokens) },
+      serializers: { req: loggedRequest(tokens) },
       ...(config.accessLog && !logger.isLevelEnabled('info') && { level: 'info' }),
     }) as FastifyBaseLogger,
     // Per-request logs cost about half the throughput, so they are opt-in.
@@ -66,7 +86,7 @@ export function buildApp ({ config, served, metrics, logger, access, baseUrl, re
     trustProxy: config.trustProxy ?? false,
     // The id a request is logged with is the X-Request-ID its answer carries.
     genReqId: () => requestId(),
-    // The server answers what Node cannot parse itself (http-server.ts), Fastify or not.
+    // The server answers what Node cannot parse itself (http-server.ts).
     clientErrorHandler: () => {},
     frameworkErrors: badUrlHandler,
     routerOptions: ROUTER_OPTIONS,
@@ -76,12 +96,17 @@ export function buildApp ({ config, served, metrics, logger, access, baseUrl, re
   // Fastify from parsing one (so a body cannot turn a 405 into a 400 or 415).
   for (const method of ROUTED_METHODS) app.addHttpMethod(method, { hasBody: false, overrideExisting: true })
   app.decorate('served', served)
-  app.decorate('otherMethods', new OtherMethods(ROUTER_OPTIONS))
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema)
   installHeaders(app)
-  installHostCheck(app, baseUrl, access.trustsProxies)
+  installHostCheck(app, baseUrlOf(config), config.trustProxy !== undefined)
   installErrorAnswers(app, lacksSlash)
-  probes.install(app)
-  metrics?.install(app)
-  registerEndpoints(app, access, renderings)
+  for (const plugin of plugins) app.register(plugin)
+  // After the plugins, in the app's own scope: whatever they add applies to every route.
+  app.register(fastifyPlugin((routes, _options, done) => {
+    registerProbes(routes, readiness)
+    if (metrics !== undefined) registerMetrics(routes, metrics)
+    registerEndpoints(routes, { served, sizes: config, tokens, replays })
+    done()
+  }))
   return [app, handler]
 }

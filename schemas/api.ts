@@ -16,24 +16,31 @@ export const Status = Type.Object({
   'service-version': Type.String(),
 }, { additionalProperties: false })
 
-/** One item of GET /api/extras/object-types/, and GET /api/extras/object-types/<id>/ */
+/**
+ * One item of GET /api/extras/object-types/, and GET /api/extras/object-types/<id>/: the
+ * reference's component of this name, as its OpenAPI document declares it.
+ */
 export const ObjectType = Type.Object({
-  id: Type.Integer(),
-  url: Type.String({ format: 'uri' }),
-  display: Type.String(),
-  app_label: Type.String(),
-  model: Type.String(),
-}, { additionalProperties: false })
+  id: Type.Integer({ readOnly: true }),
+  url: Type.String({ format: 'uri', readOnly: true }),
+  display: Type.String({ readOnly: true }),
+  app_label: Type.String({ maxLength: 100 }),
+  model: Type.String({ title: 'Python model class name', maxLength: 100 }),
+}, { $id: 'ObjectType' })
 
-const Link = Type.Union([Type.String({ format: 'uri' }), Type.Null()])
+/** As the reference declares them: not required, though every page has both. */
+const Link = (example: string) => Type.Optional(Type.Union([Type.String({ format: 'uri', example }), Type.Null()]))
 
-/** GET /api/extras/object-types/ */
+/** GET /api/extras/object-types/: the reference's paginated list of ObjectType. */
 export const ObjectTypePage = Type.Object({
-  count: Type.Integer({ minimum: 0 }),
-  next: Link,
-  previous: Link,
-  results: Type.Array(ObjectType),
-}, { additionalProperties: false })
+  count: Type.Integer({ example: 123 }),
+  next: Link('http://api.example.org/accounts/?offset=400&limit=100'),
+  previous: Link('http://api.example.org/accounts/?offset=200&limit=100'),
+  results: Type.Array(Type.Ref(ObjectType)),
+}, { $id: 'PaginatedObjectTypeList' })
+
+/** The schemas that routes name by `$ref` (their `$id`): the OpenAPI document's components. */
+export const SHARED_SCHEMAS = [ObjectType, ObjectTypePage]
 
 /** GET /api/ and /api/extras/: what the root leads to, by name. */
 export const ApiRoot = Type.Record(Type.String(), Type.String({ format: 'uri' }))
@@ -57,15 +64,9 @@ export const Probe = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('ready'), Type.Literal('draining')]),
 }, { additionalProperties: false })
 
-/** GET /api/schema/: the OpenAPI document, described as far as clients rely on it. */
-export const OpenApiDocument = Type.Object({
-  openapi: Type.String(),
-  info: Type.Object({ title: Type.String(), version: Type.String() }),
-  paths: Type.Record(Type.String(), Type.Object({})),
-})
+/** GET /api/schema/: the OpenAPI document, as the reference declares it. */
+export const OpenApiDocument = Type.Record(Type.String(), Type.Unknown())
 
-/** The schemas the OpenAPI document names (#/components/schemas/<name>). */
-export const COMPONENTS = { ApiRoot, Status, ObjectType, ObjectTypePage, Detail, FieldErrors, Description }
 
 export type Status = Static<typeof Status>
 export type ObjectType = Static<typeof ObjectType>

@@ -1,10 +1,10 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { declaredResponse, ENDPOINTS } from '../lib/api/endpoints.ts'
-import { routeUrls } from '../lib/api/renderings.ts'
-import { pathPattern } from '../lib/api/routes.ts'
-import { PROBE_PATHS } from '../lib/ops/probes.ts'
-import { Detail, Probe } from '../schemas/api.ts'
+import YAML from 'yaml'
+import { ENDPOINTS, OPTIONS_SCHEMA, OTHER_METHODS_SCHEMA } from '../lib/api/endpoints.ts'
+import { PROBE_PATHS } from '../lib/api/probes.ts'
+import { pathPattern, routeUrls } from '../lib/api/routes.ts'
+import { Detail, Probe, SHARED_SCHEMAS } from '../schemas/api.ts'
 
 const ROUTES = ENDPOINTS.flatMap((endpoint) => routeUrls(endpoint).map((url) => ({ endpoint, pattern: pathPattern(url) })))
 /** What any path may answer that no route declares: redirects, 404s, a refused Host, requests Node refuses. */
@@ -12,13 +12,19 @@ const UNROUTED_STATUSES = new Set([301, 400, 404, 408, 417, 431])
 /** What Node answers before any route sees the request (see answerClientError in errors.ts). */
 const REFUSED_BY_NODE = new Set([408, 417, 431])
 
-/** The schema the service declares for this answer; undefined for one without a body (a 304). */
+type Declared = TSchema | { type: 'null' } | { content: Record<string, { schema: TSchema }> }
+
+/** The schema a route declares for this answer (as its `response` says it); undefined for one without a body (a 304). */
 function declaredSchema (method: string, path: string, status: number): TSchema | undefined {
   const route = ROUTES.find(({ pattern }) => pattern.test(path))
   if (route !== undefined && !REFUSED_BY_NODE.has(status)) {
-    const response = declaredResponse(route.endpoint, method, status)
+    const declared = ((method === 'GET' || method === 'HEAD')
+      ? route.endpoint.schema.response
+      : method === 'OPTIONS' ? OPTIONS_SCHEMA.response : OTHER_METHODS_SCHEMA.response) as Record<number, Declared>
+    const response = declared[status]
     if (response === undefined) throw new Error(`${method} ${path}: ${route.endpoint.path} declares no ${status}`)
-    return response.schema
+    if ('content' in response) return Object.values(response.content as Record<string, { schema: TSchema }>)[0]!.schema
+    return (response as { type?: string }).type === 'null' ? undefined : response as TSchema
   }
   if ((PROBE_PATHS as readonly string[]).includes(path)) {
     if (status === 200 || status === 503) return Probe
@@ -30,8 +36,8 @@ function declaredSchema (method: string, path: string, status: number): TSchema 
 
 /**
  * Checks an answer against the schema its route declares for its status: every request the
- * tests send goes through here (see helper.ts and http.ts), on both paths, so a body that
- * breaks its schema fails the suite. Throws, naming the request and every problem.
+ * tests send goes through here (see helper.ts and http.ts), first answers and replays alike, so
+ * a body that breaks its schema fails the suite. Throws, naming the request and every problem.
  */
 export function checkAnswer (method: string, url: string, status: number, contentType: string | undefined, body: string): void {
   const path = url.split('?', 1)[0]!
@@ -41,13 +47,17 @@ export function checkAnswer (method: string, url: string, status: number, conten
     if (body !== '') throw new Error(`${method} ${url} -> ${status}: a body where none is declared`)
     return
   }
-  if (contentType !== 'application/json') throw new Error(`${method} ${url} -> ${status}: Content-Type ${contentType}`)
+  // The document is YAML unless asked for as JSON; every other body is JSON.
+  const document = path === '/api/schema/' && status === 200 && method === 'GET'
+  const yaml = document && contentType === 'application/vnd.oai.openapi; charset=utf-8'
+  const json = document ? 'application/vnd.oai.openapi+json' : 'application/json'
+  if (!yaml && contentType !== json) throw new Error(`${method} ${url} -> ${status}: Content-Type ${contentType}`)
   let value: unknown
   try {
-    value = JSON.parse(body)
+    value = yaml ? YAML.parse(body) : JSON.parse(body)
   } catch {
-    throw new Error(`${method} ${url} -> ${status}: not JSON: ${body.slice(0, 200)}`)
+    throw new Error(`${method} ${url} -> ${status}: not ${yaml ? 'YAML' : 'JSON'}: ${body.slice(0, 200)}`)
   }
-  const problems = [...Value.Errors(schema, value)].map((error) => `${error.path}: ${error.message}`)
+  const problems = [...Value.Errors(schema, SHARED_SCHEMAS, value)].map((error) => `${error.path}: ${error.message}`)
   if (problems.length > 0) throw new Error(`${method} ${url} -> ${status}: the body breaks its declared schema: ${problems.join('; ')}`)
 }

@@ -1,7 +1,7 @@
 import type { Test } from 'tap'
 import type { AddressInfo } from 'node:net'
 import { pino, type Logger } from 'pino'
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance, FastifyPluginCallback, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { ApiTokens } from '../lib/api/tokens.ts'
@@ -10,7 +10,9 @@ import { Catalog } from '../lib/inventory/catalog.ts'
 import { DEFAULT_PROFILE_FILE, loadProfile } from '../lib/inventory/profile.ts'
 import { Served } from '../lib/inventory/served.ts'
 import { Metrics } from '../lib/ops/metrics.ts'
+import { Replays } from '../lib/replay/replays.ts'
 import { Service } from '../lib/service.ts'
+import { SHARED_SCHEMAS } from '../schemas/api.ts'
 import type { Profile } from '../schemas/profile.ts'
 import { checkAnswer } from './contract.ts'
 
@@ -21,14 +23,18 @@ export interface BuildOptions {
   env?: NodeJS.ProcessEnv
   profile?: Profile
   logger?: Logger
-  /** Listen on a free port of 127.0.0.1 (the fast path needs a real socket). */
+  /** Listen on a free port of 127.0.0.1 (replays need a real socket). */
   listen?: boolean
+  /** Fastify plugins, registered before the routes. */
+  plugins?: FastifyPluginCallback[]
 }
 
 export interface Built {
-  /** The service's Fastify app, built (not ready: hooks may still be added). */
+  /** The service's Fastify app (not ready until it first answers or listens). */
   app: FastifyInstance
   service: Service
+  /** The answers kept to be replayed; none with ACCESS_LOG. */
+  replays: Replays | undefined
   /** Set with METRICS=true. */
   metrics: Metrics | undefined
   /** Set with `listen`. */
@@ -36,22 +42,25 @@ export interface Built {
 }
 
 /** The service as the entry point wires it (tokens, metrics) for this environment and profile, closed when the test ends. */
-export async function build (t: Test, { env = {}, profile = DEFAULT_PROFILE, logger = pino({ level: 'silent' }), listen = false }: BuildOptions = {}): Promise<Built> {
+export async function build (t: Test, { env = {}, profile = DEFAULT_PROFILE, logger = pino({ level: 'silent' }), listen = false, plugins = [] }: BuildOptions = {}): Promise<Built> {
   const config = loadConfig(env)
-  const served = new Served(new Catalog(profile), config.cacheBytes)
-  const metrics = config.metrics ? new Metrics(served) : undefined
+  const served = new Served(new Catalog(profile))
+  const replays = config.accessLog ? undefined : new Replays(served, config.cacheBytes, config.trustProxy !== undefined)
+  const metrics = config.metrics ? new Metrics(served, replays) : undefined
   const service = new Service({
     config,
     served,
+    ...(replays !== undefined && { replays }),
     ...(config.apiTokensFile !== undefined && { tokens: new ApiTokens(config.apiTokensFile) }),
     ...(metrics !== undefined && { metrics }),
     logger,
+    plugins,
   })
   t.teardown(() => service.close())
-  const app = await service.app()
-  if (!listen) return { app, service, metrics, port: 0 }
+  const { app } = service
+  if (!listen) return { app, service, replays, metrics, port: 0 }
   await service.listen(0, '127.0.0.1')
-  return { app, service, metrics, port: (service.server.address() as AddressInfo).port }
+  return { app, service, replays, metrics, port: (service.server.address() as AddressInfo).port }
 }
 
 /** app.inject, with the answer checked against the schema its route declares for its status. */
@@ -76,5 +85,5 @@ export const API_HEADERS = { 'content-type': 'application/json', vary: 'Accept',
 
 /** Asserts that a value is valid against a TypeBox schema, listing every error when not. */
 export function assertSchema (t: Test, schema: TSchema, value: unknown, message = 'matches the schema'): void {
-  t.same([...Value.Errors(schema, value)].map((error) => `${error.path}: ${error.message}`), [], message)
+  t.same([...Value.Errors(schema, SHARED_SCHEMAS, value)].map((error) => `${error.path}: ${error.message}`), [], message)
 }

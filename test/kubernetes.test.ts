@@ -9,8 +9,8 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1'
 import { ConfigMap, Service } from 'kubernetes-models/v1'
 import { loadConfig } from '../lib/config.ts'
 import { DEFAULT_PROFILE_FILE } from '../lib/inventory/profile.ts'
-import { PROBE_PATHS } from '../lib/ops/probes.ts'
-import { shutdownBudgetMs } from '../lib/process/shutdown.ts'
+import { PROBE_PATHS } from '../lib/api/probes.ts'
+import { shutdownBudgetMs } from '../lib/process/stopping.ts'
 
 // deploy/kubernetes, built offline by `kubectl kustomize` with no flags, as `kubectl apply -k`
 // builds it, checked against the Kubernetes API schemas and the service's own configuration.

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { reconnectingClients } from './reconnecting.ts'
-import { STOPPED_AT_ONCE } from '../lib/process/shutdown.ts'
+import { STOPPED_AT_ONCE } from '../lib/process/stopping.ts'
 import { start } from './service.ts'
 
 // Shutdown under the load of keep-alive clients that connect again as soon as a connection

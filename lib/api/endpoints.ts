@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import * as Type from '@sinclair/typebox'
-import type { Body } from '../answer/answer.ts'
+import type { FastifySchema } from 'fastify'
 import { ApiRoot, Description, Detail, FieldErrors, ObjectType, ObjectTypePage, OpenApiDocument, Status } from '../../schemas/api.ts'
 import type { Catalog } from '../inventory/catalog.ts'
 import type { ItemsJson } from '../inventory/items-json.ts'
@@ -8,18 +8,17 @@ import { filterOf } from '../reference/filters.ts'
 import { orderedObject, toJson } from '../reference/json.ts'
 import { ordered, orderingOf } from '../reference/ordering.ts'
 import { pageLinks, pageRange, pageWindow, type PageSizes } from '../reference/pagination.ts'
-import { parseInteger, type QueryParams } from '../reference/query.ts'
+import { encodeQuery, parseInteger, type QueryParams } from '../reference/query.ts'
 import { errors } from './errors.ts'
-import { openApiDocument, type Parameter } from './openapi.ts'
 
 /**
- * The API, declared once: every endpoint's path, what its OPTIONS answer says, the body of
- * each status its GET can get, and its renderer. Route registration (routes.ts), the
- * trailing-slash redirects, the OpenAPI document and the test suite's check of every body
- * all read this table; adding an endpoint is adding a row.
+ * The API, declared once: every endpoint's path, its schemas (the OpenAPI document is made
+ * from them, and the tests check every answer against them), what its OPTIONS answer says,
+ * and its renderer. Route registration (routes.ts) reads this table; adding an endpoint is
+ * adding a row.
  */
 
-/** What a renderer may depend on: nothing else, since its answer is cached by Host and URL. */
+/** What a renderer may depend on: nothing else, since its answer is replayed by Host and URL. */
 export interface RenderContext {
   /** Scheme and host (or PUBLIC_URL) that absolute URLs start with. */
   readonly base: string
@@ -28,16 +27,24 @@ export interface RenderContext {
   readonly query: QueryParams
   /** The path's parameters, by the names in its template. */
   readonly params: Readonly<Record<string, string | undefined>>
-  /** What an item's url has after its id: `/`, or `.json` for a suffixed request, then the request's `format` if any. */
-  readonly itemTail: string
+  /** The query's `format` (its last value), if any. */
+  readonly format: string | undefined
   readonly catalog: Catalog
   readonly sizes: PageSizes
+  /** The OpenAPI document of the routes for this catalog (its version), made when first asked for (openapi.ts). */
+  readonly documented: (catalog: Catalog) => Promise<Documents>
 }
 
-/** One status of a GET: its body's schema (none for a 304) and what it means. */
-export interface Response {
-  readonly schema?: TSchema
-  readonly description: string
+/** The OpenAPI document in the two forms /api/schema/ serves. */
+export interface Documents {
+  readonly json: Buffer
+  readonly yaml: Buffer
+}
+
+/** A 200's body and, when it is not JSON, its Content-Type. */
+export interface Rendered {
+  readonly body: Buffer
+  readonly contentType?: string
 }
 
 export interface Endpoint {
@@ -45,116 +52,131 @@ export interface Endpoint {
   readonly path: string
   /** Also served with a `.json` format suffix in place of the trailing slash (with or without one after it). */
   readonly formatSuffix?: true
+  /** The values of `format` it answers (an empty one is none); any other is a 404. */
+  readonly formats: ReadonlySet<string>
+  /** Its 200 is not JSON: the renderer says what it is (Rendered.contentType). */
+  readonly ownContentType?: true
   /** What the OPTIONS answer calls it. */
   readonly name: string
   readonly description: string
-  /** For the OpenAPI document. */
-  readonly operationId: string
-  readonly summary: string
-  /** Parameters beyond `format`, which every endpoint takes. */
-  readonly parameters: readonly Parameter[]
-  /** The statuses of its own; SHARED_RESPONSES has the rest. */
-  readonly responses: { readonly 200: Response } & Readonly<Partial<Record<400 | 404, Response>>>
-  /** The body of a 200 to GET and HEAD, or a thrown error of the catalogue (errors.ts). */
-  readonly render: (context: RenderContext) => Body
+  /** Its GET's schemas, with what the OpenAPI document says of it; `hide` leaves it out of the document. */
+  readonly schema: FastifySchema & { operationId?: string, tags?: string[], description?: string, hide?: true, security?: unknown }
+  /** The 200 to GET and HEAD, or a thrown error of the catalogue (errors.ts). */
+  readonly render: (context: RenderContext) => Rendered | Promise<Rendered>
 }
 
-/** What every endpoint's GET may answer besides its own statuses. */
-export const SHARED_RESPONSES: Readonly<Record<304 | 400 | 403 | 404, Response>> = {
-  304: { description: 'If-None-Match names the current tag: the same headers, no body.' },
-  400: { schema: Detail, description: 'A Host that ALLOWED_HOSTS refuses.' },
-  403: { schema: Detail, description: 'With LOGIN_REQUIRED: no token, or not a known one.' },
-  404: { schema: Detail, description: 'An unknown `format` (or format suffix).' },
-}
+/** `format` selects a renderer in the reference: `api` (the browsable one, whose body here is the same JSON) and `json`. */
+const API_FORMATS: ReadonlySet<string> = new Set(['', 'api', 'json'])
 
-/** OPTIONS answers this on every endpoint; any other method a 405 (after the same checks as GET). */
-export const OPTIONS_RESPONSE: Response = { schema: Description, description: 'What the endpoint is.' }
-const ERROR_RESPONSE: Response = { schema: Detail, description: 'An error.' }
+/** What an endpoint's checks refuse with, whatever the method (routes.ts). */
+const REFUSED = { 400: Detail, 403: Detail, 404: Detail } as const
 
-/** The response an endpoint declares for this method and status; undefined if it declares none. */
-export function declaredResponse (endpoint: Endpoint, method: string, status: number): Response | undefined {
-  if (method === 'GET' || method === 'HEAD') {
-    return (endpoint.responses as Record<number, Response>)[status] ?? (SHARED_RESPONSES as Record<number, Response>)[status]
+/** OPTIONS describes every endpoint; the other methods but GET and HEAD are a 405. Neither is in the document, as in the reference's. */
+export const OPTIONS_SCHEMA = { hide: true, response: { 200: Description, ...REFUSED } } as const
+export const OTHER_METHODS_SCHEMA = { hide: true, response: { ...REFUSED, 405: Detail } } as const
+
+/** A schema with what it means for one status (the document's response description). */
+const described = (schema: TSchema, description: string): TSchema => ({ ...schema, description })
+
+/** What any GET of an endpoint may answer besides its 200: the 304, a refused Host, token or `format`. */
+function responses (ok: TSchema | { content: Record<string, { schema: TSchema }> }, more: Partial<Record<400 | 404, TSchema>> = {}) {
+  return {
+    200: ok,
+    304: { type: 'null', description: 'If-None-Match names the current tag: the same headers, no body.' },
+    400: more[400] ?? described(Detail, 'A Host that ALLOWED_HOSTS refuses.'),
+    403: described(Detail, 'With LOGIN_REQUIRED: no token, or not a known one.'),
+    404: more[404] ?? described(Detail, 'An unknown `format` (or format suffix).'),
   }
-  if (method === 'OPTIONS' && status === 200) return OPTIONS_RESPONSE
-  return status >= 400 && status < 500 ? ERROR_RESPONSE : undefined
 }
+
+/** The reference's operations need a session or a token (its document's words); here a token, and only with LOGIN_REQUIRED. */
+const SECURITY = [{ cookieAuth: [] }, { tokenAuth: [] }]
 
 const API_ROOT_PATH = '/api/'
 const EXTRAS_PATH = '/api/extras/'
 const STATUS_PATH = '/api/status/'
 const OBJECT_TYPES_PATH = '/api/extras/object-types/'
 
-/** The reference's filter set for object types: one value each (the last), AND-ed. */
-const FILTERS: readonly Parameter[] = [
-  { name: 'id', description: 'Only this id: a decimal number, truncated to an integer (`5.9` is 5); at most 1e50.', schema: { type: 'string' } },
-  { name: 'app_label', description: 'Only this app label, exactly.', schema: { type: 'string' } },
-  { name: 'model', description: 'Only this model, exactly.', schema: { type: 'string' } },
-  { name: 'q', description: 'Only types whose app label or model contains this, in any case.', schema: { type: 'string' } },
-]
 const OBJECT_TYPES_DESCRIPTION = 'Read-only list of object types.'
+const FILTER_REFUSED = Type.Union([FieldErrors, Detail], { description: 'A Host that ALLOWED_HOSTS refuses, or a filter value that is not valid (`{"id":["Enter a number."]}`).' })
+
+// Item urls carry the request's `format`: what follows an item's id, by that value.
+const ITEM_TAILS = new Map([['', '/?format='], ['api', '/?format=api'], ['json', '/?format=json']])
+
+/**
+ * What follows an item's id in its url (for a `format` its endpoint answers). A path's `.json`
+ * suffix wins over the `format` parameter, which item urls keep all the same (as the
+ * reference's reverse() keeps it).
+ */
+function itemTailOf (suffix: string | undefined, format: string | undefined): string {
+  if (suffix === undefined) return format === undefined ? '/' : ITEM_TAILS.get(format)!
+  return format === undefined ? '.json' : '.json?' + encodeQuery(new Map([['format', [format]]]))
+}
 
 /** The JSON of the catalog's items as this request's urls make them. */
-function itemsJson ({ catalog, base, itemTail }: RenderContext): ItemsJson {
-  return catalog.itemsJson(base + OBJECT_TYPES_PATH, itemTail)
+function itemsJson ({ catalog, base, params, format }: RenderContext): ItemsJson {
+  return catalog.itemsJson(base + OBJECT_TYPES_PATH, itemTailOf(params.format, format))
 }
 const PAGE_END = Buffer.from(']}')
 
 /** An API root: what it leads to, by name, as absolute URLs. */
-function renderRoot (base: string, children: ReadonlyArray<readonly [string, string]>): Body {
-  return [Buffer.from(orderedObject(children.map(([name, path]) => [name, toJson(base + path)])))]
+function renderRoot (base: string, children: ReadonlyArray<readonly [string, string]>): Rendered {
+  return { body: Buffer.from(orderedObject(children.map(([name, path]) => [name, toJson(base + path)]))) }
 }
-
-// One document per profile (its version is the service's), made when first asked for.
-const documents = new WeakMap<Catalog, Buffer>()
 
 export const ENDPOINTS: readonly Endpoint[] = [
   {
     path: API_ROOT_PATH,
+    formats: API_FORMATS,
     name: 'API Root',
     description: 'The root of the REST API: what this service serves of it.',
-    operationId: 'api_root',
-    summary: 'Links to what this service serves: extras and status.',
-    parameters: [],
-    responses: { 200: { schema: ApiRoot, description: 'Names and absolute URLs.' } },
+    schema: { hide: true, response: responses(ApiRoot) },
     render: ({ base }) => renderRoot(base, [['extras', EXTRAS_PATH], ['status', STATUS_PATH]]),
   },
   {
     path: EXTRAS_PATH,
+    formats: API_FORMATS,
     name: 'Extras',
     description: 'Extras API root view.',
-    operationId: 'extras_root',
-    summary: 'Links to what this service serves of extras: object types.',
-    parameters: [],
-    responses: { 200: { schema: ApiRoot, description: 'Names and absolute URLs.' } },
+    schema: { hide: true, response: responses(ApiRoot) },
     render: ({ base }) => renderRoot(base, [['object-types', OBJECT_TYPES_PATH]]),
   },
   {
     path: STATUS_PATH,
+    formats: API_FORMATS,
     name: 'Status',
     description: "A lightweight read-only endpoint for conveying the service's current operational status.",
-    operationId: 'status_retrieve',
-    summary: "The service's versions, installed apps, plugins and running workers.",
-    parameters: [],
-    responses: { 200: { schema: Status, description: 'The status.' } },
-    render: ({ catalog }) => [catalog.statusBody],
+    schema: {
+      operationId: 'status_retrieve',
+      description: "A lightweight read-only endpoint for conveying the service's current operational status.",
+      tags: ['status'],
+      security: SECURITY,
+      response: responses(Status),
+    },
+    render: ({ catalog }) => ({ body: catalog.statusBody }),
   },
   {
     path: OBJECT_TYPES_PATH,
     formatSuffix: true,
+    formats: API_FORMATS,
     name: 'Object Type List',
     description: OBJECT_TYPES_DESCRIPTION,
-    operationId: 'extras_object_types_list',
-    summary: 'Object types by app label, then display; paginated by limit and offset.',
-    parameters: [
-      { name: 'limit', description: 'Page size: PAGINATE_COUNT (50) when absent or not a whole number, MAX_PAGE_SIZE (1000) for 0 or anything larger.', schema: { type: 'integer' } },
-      { name: 'offset', description: 'Items to skip: 0 when absent, negative or not a whole number.', schema: { type: 'integer' } },
-      ...FILTERS,
-      { name: 'ordering', description: 'Replaces the order: `id`, `app_label`, `model`, each with an optional `-` for descending, comma-separated; unknown terms are dropped, ties keep the default order (app label, display).', schema: { type: 'string' } },
-    ],
-    responses: {
-      200: { schema: ObjectTypePage, description: 'A page of object types with links to the next and previous pages.' },
-      400: { schema: Type.Union([FieldErrors, Detail]), description: 'A Host that ALLOWED_HOSTS refuses, or a filter value that is not valid (`{"id":["Enter a number."]}`).' },
+    schema: {
+      operationId: 'extras_object_types_list',
+      description: 'Read-only list of ObjectTypes.',
+      tags: ['extras'],
+      // Read the reference's way, not validated: an unusable limit or offset falls back (pagination.ts).
+      querystring: Type.Object({
+        app_label: Type.Optional(Type.String()),
+        id: Type.Optional(Type.Integer()),
+        limit: Type.Optional(Type.Integer({ description: 'Number of results to return per page.' })),
+        model: Type.Optional(Type.String()),
+        offset: Type.Optional(Type.Integer({ description: 'The initial index from which to return the results.' })),
+        ordering: Type.Optional(Type.String({ description: 'Which field to use when ordering the results.' })),
+        q: Type.Optional(Type.String({ description: 'Search' })),
+      }),
+      security: SECURITY,
+      response: responses(Type.Ref(ObjectTypePage), { 400: FILTER_REFUSED }),
     },
     render (context) {
       const { base, path, query, catalog, sizes } = context
@@ -163,21 +185,26 @@ export const ENDPOINTS: readonly Endpoint[] = [
       const [start, end] = pageRange(window, items.length)
       const [next, previous] = pageLinks(base + path, query, window, items.length)
       const head = `{"count":${items.length},"next":${toJson(next)},"previous":${toJson(previous)},"results":[`
-      return itemsJson(context).page(head, items, start, end, PAGE_END)
+      return { body: itemsJson(context).page(head, items, start, end, PAGE_END) }
     },
   },
   {
     path: `${OBJECT_TYPES_PATH}:id/`,
     formatSuffix: true,
+    formats: API_FORMATS,
     name: 'Object Type Instance',
     description: OBJECT_TYPES_DESCRIPTION,
-    operationId: 'extras_object_types_retrieve',
-    summary: 'One object type, as the list shows it.',
-    parameters: [{ name: 'id', in: 'path', required: true, description: 'The object type\'s id.', schema: { type: 'integer' } }, ...FILTERS],
-    responses: {
-      200: { schema: ObjectType, description: 'The object type.' },
-      400: { schema: Type.Union([FieldErrors, Detail]), description: 'A Host that ALLOWED_HOSTS refuses, or a filter value that is not valid.' },
-      404: { schema: Detail, description: 'An unknown `format`, no object type with this id, or one the filters leave out.' },
+    schema: {
+      operationId: 'extras_object_types_retrieve',
+      description: 'Read-only list of ObjectTypes.',
+      tags: ['extras'],
+      // Text that is no integer is a plain 404, as in the reference (see render).
+      params: Type.Object({ id: Type.Integer({ description: 'A unique integer value identifying this object type.' }) }),
+      security: SECURITY,
+      response: responses(Type.Ref(ObjectType), {
+        400: FILTER_REFUSED,
+        404: described(Detail, 'An unknown `format`, no object type with this id, or one the filters leave out.'),
+      }),
     },
     render (context) {
       // As in the reference, the list's filters apply here too, and are checked first.
@@ -187,24 +214,37 @@ export const ENDPOINTS: readonly Endpoint[] = [
       if (id === undefined) throw errors.notFound()
       const item = context.catalog.item(String(id))
       if (item === undefined || !context.catalog.matches(item, filter)) throw errors.noObjectType()
-      return [itemsJson(context).item(item)]
+      return { body: itemsJson(context).item(item) }
     },
   },
   {
     path: '/api/schema/',
+    formats: new Set(['', 'json', 'yaml']),
+    ownContentType: true,
     name: 'Schema',
-    description: 'The OpenAPI 3.1 document of this API.',
-    operationId: 'schema_retrieve',
-    summary: 'This document.',
-    parameters: [],
-    responses: { 200: { schema: OpenApiDocument, description: 'The OpenAPI document.' } },
-    render ({ catalog }) {
-      let document = documents.get(catalog)
-      if (document === undefined) {
-        document = openApiDocument(ENDPOINTS, catalog.profile.status['service-version'])
-        documents.set(catalog, document)
-      }
-      return [document]
+    description: 'The OpenAPI 3.0.3 document of this API: YAML, or JSON with ?format=json.',
+    schema: {
+      operationId: 'schema_retrieve',
+      description: 'The OpenAPI 3.0.3 document of this API, made from its routes. YAML by default, JSON with `?format=json`.\n\n- YAML: application/vnd.oai.openapi\n- JSON: application/vnd.oai.openapi+json',
+      tags: ['schema'],
+      querystring: Type.Object({
+        format: Type.Optional(Type.Unsafe<'json' | 'yaml'>({ type: 'string', enum: ['json', 'yaml'] })),
+        // The reference's document in another language; this one is in English whatever is asked.
+        lang: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: ['cs', 'da', 'de', 'en', 'es', 'fr', 'it', 'ja', 'nl', 'pl', 'pt', 'ru', 'tr', 'uk', 'zh'] })),
+      }),
+      security: [...SECURITY, {}],
+      response: responses({
+        content: {
+          'application/vnd.oai.openapi': { schema: OpenApiDocument },
+          'application/vnd.oai.openapi+json': { schema: OpenApiDocument },
+        },
+      }),
+    },
+    async render ({ catalog, format, documented }) {
+      const document = await documented(catalog)
+      return format === 'json'
+        ? { body: document.json, contentType: 'application/vnd.oai.openapi+json' }
+        : { body: document.yaml, contentType: 'application/vnd.oai.openapi; charset=utf-8' }
     },
   },
 ]

@@ -2,12 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { http } from '../builtins.ts'
+import { InvalidFilters } from '../reference/filters.ts'
 import { toJson } from '../reference/json.ts'
 import { JSON_HEADERS, setHeaders } from './headers.ts'
 
 /**
  * The catalogue of error answers: every text the reference answers with, in one place.
- * Each error body is the reference's `{"detail":"…"}`, or `{"<filter>":["…"]}` for a filter.
+ * Each error body is the reference's `{"detail":"…"}`, or `{"<filter>":["…"]}` for the filters
+ * the reference's rules refuse (their texts are the rules', reference/filters.ts).
  */
 export const MESSAGES = {
   notFound: 'Not found.',
@@ -16,9 +18,6 @@ export const MESSAGES = {
   invalidHost: 'Invalid Host header.',
   moved: 'Moved permanently.',
   serverError: 'A server error occurred.',
-  notANumber: 'Enter a number.',
-  tooLarge: 'Ensure this value is less than or equal to 1e+50.',
-  nullCharacter: 'Null characters are not allowed.',
   // Token authentication (LOGIN_REQUIRED).
   noCredentials: 'Authentication credentials were not provided.',
   noTokenKey: 'Invalid token header. No credentials provided.',
@@ -37,18 +36,15 @@ export function detail (message: string): Buffer {
 }
 
 /**
- * An error a renderer or a check throws, answered by the error handler below: `{"detail":…}`,
- * or `{"<filter>":["<message>"], …}` for filters, like the reference's filter set.
- * (Not @fastify/sensible's: loading it cost 14 ms of start-up and 4.6 MiB for these five.)
+ * An error a route or a check throws, answered by the error handler below as `{"detail":…}`.
+ * (Not @fastify/sensible's: see docs/architecture.md, Errors.)
  */
 class ApiError extends Error {
   readonly statusCode: number
-  readonly fields: Record<string, string[]> | undefined
 
-  constructor (statusCode: number, message: string, fields?: Record<string, string[]>) {
+  constructor (statusCode: number, message: string) {
     super(message)
     this.statusCode = statusCode
-    this.fields = fields
     this.name = 'ApiError'
   }
 }
@@ -59,7 +55,6 @@ export const errors = {
   noObjectType: () => new ApiError(404, MESSAGES.noObjectType),
   forbidden: (message: string) => new ApiError(403, message),
   methodNotAllowed: (method: string) => new ApiError(405, MESSAGES.methodNotAllowed(method)),
-  fields: (fields: Record<string, string[]>) => new ApiError(400, 'Bad request.', fields),
 }
 
 const SERVER_ERROR = detail(MESSAGES.serverError)
@@ -67,7 +62,7 @@ const NOT_FOUND = detail(MESSAGES.notFound)
 const MOVED = detail(MESSAGES.moved)
 const INVALID_HOST = detail(MESSAGES.invalidHost)
 
-/** Sends a JSON body rendered ahead of time (a Buffer skips Fastify's serializer); headers.ts adds the headers. */
+/** Sends a JSON body rendered ahead of time (a Buffer skips Fastify's serializer); the onSend hook adds the headers (headers.ts). */
 export function sendJson (reply: FastifyReply, status: number, body: Buffer): void {
   reply.code(status).send(body)
 }
@@ -79,22 +74,18 @@ export function refuseHost (reply: FastifyReply): void {
 
 /**
  * Every error answer is the reference's JSON; nothing reaches a client as HTML or a stack
- * trace. A request no route takes gets its known path's 405, or what a check of the path finds
- * first (other-methods.ts); a 301 for a known path that lacks its trailing slash (`redirect`,
- * see routes.ts); or a 404.
+ * trace. A request no route takes gets a 301 for a known path that lacks its trailing slash
+ * (`redirect`, see routes.ts), or a 404.
  */
 export function installErrorAnswers (app: FastifyInstance, redirect: (path: string) => boolean): void {
-  app.setErrorHandler<FastifyError & { fields?: Record<string, string[]> }>((error, request, reply) => {
+  app.setErrorHandler<FastifyError | InvalidFilters>((error, request, reply) => {
+    if (error instanceof InvalidFilters) return sendJson(reply, 400, Buffer.from(toJson(error.fields)))
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (status === 500) request.log.error({ err: error }, 'request failed')
-    const body = status === 500
-      ? SERVER_ERROR
-      : error.fields === undefined ? detail(error.message) : Buffer.from(toJson(error.fields))
-    sendJson(reply, status, body)
+    sendJson(reply, status, status === 500 ? SERVER_ERROR : detail(error.message))
   })
 
   app.setNotFoundHandler((request, reply) => {
-    app.otherMethods.refuse(request, reply)
     const queryStart = request.url.indexOf('?')
     const path = queryStart === -1 ? request.url : request.url.slice(0, queryStart)
     if (!redirect(path)) return sendJson(reply, 404, NOT_FOUND)

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { hostOf } from '../answer/target.ts'
+import { hostOf } from '../replay/target.ts'
 import type { Config } from '../config.ts'
 import { refuseHost } from './errors.ts'
 
@@ -10,7 +10,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /** Answered whatever the Host: probes and scrapers address the process by IP. */
-    anyHost?: boolean
+    anyHost?: true
   }
 }
 
@@ -18,7 +18,7 @@ declare module 'fastify' {
 export function installHostCheck (app: FastifyInstance, baseUrl: BaseUrlOf, trustsProxies: boolean): void {
   app.decorateRequest('baseUrl', '')
   app.addHook('onRequest', (request, reply, done) => {
-    if (app.otherMethods.routeOf(request).config.anyHost === true) return done()
+    if (request.routeOptions.config.anyHost === true) return done()
     const host = hostOf(request.raw)
     if (host === undefined) return refuseHost(reply)
     // Fastify's host and protocol are a trusted proxy's X-Forwarded-Host and -Proto as sent; only https counts as secure.

@@ -1,76 +1,43 @@
-import type { TSchema } from '@sinclair/typebox'
-import { COMPONENTS } from '../../schemas/api.ts'
-import { toJson } from '../reference/json.ts'
-import { declaredResponse, OPTIONS_RESPONSE, SHARED_RESPONSES, type Endpoint, type Response } from './endpoints.ts'
+import swagger from '@fastify/swagger'
+import Fastify, { type RouteOptions } from 'fastify'
+import { SHARED_SCHEMAS } from '../../schemas/api.ts'
+import type { Documents } from './endpoints.ts'
+import { SCHEMA_CONTROLLER } from './schema-controller.ts'
 
-/** An OpenAPI parameter; `in` is `query` unless said. */
-export interface Parameter {
-  readonly name: string
-  readonly in?: 'path'
-  readonly required?: true
-  readonly description: string
-  readonly schema: object
-}
-
-const FORMAT: Parameter = {
-  name: 'format',
-  description: 'The renderer: `json` or `api` (the same JSON here); it is carried into item urls and links. Any other value: 404.',
-  schema: { type: 'string', enum: ['json', 'api'] },
-}
-
-/** A TypeBox schema as plain JSON Schema (TypeBox marks its own with symbols, which JSON leaves out). */
-const plain = (schema: TSchema): unknown => JSON.parse(JSON.stringify(schema))
-const NAMES = new Map<TSchema, string>(Object.entries(COMPONENTS).map(([name, schema]) => [schema, name]))
-
-function response ({ schema, description }: Response) {
-  if (schema === undefined) return { description }
-  const name = NAMES.get(schema)
-  return { description, content: { 'application/json': { schema: name === undefined ? plain(schema) : { $ref: `#/components/schemas/${name}` } } } }
-}
+/** As the reference's document declares them: a session cookie or a token, `Token <key>`. */
+const SECURITY_SCHEMES = {
+  cookieAuth: { type: 'apiKey', in: 'cookie', name: 'sessionid' },
+  tokenAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token-based authentication with required prefix "Token"' },
+} as const
 
 /**
- * The OpenAPI 3.1 document of the API, generated from the table of endpoints and the same
- * TypeBox schemas the test suite checks every answer against (OpenAPI 3.1 speaks JSON Schema).
+ * The OpenAPI 3.0.3 document of the routes given (as the app registered them), made by
+ * @fastify/swagger from their schemas, as JSON and as YAML. This module is loaded when the
+ * document is first asked for: @fastify/swagger is then registered on an app of its own with
+ * the same routes, which costs a replica nothing until then (docs/architecture.md, Schemas).
  */
-export function openApiDocument (endpoints: readonly Endpoint[], serviceVersion: string): Buffer {
-  const operation = (endpoint: Endpoint) => {
-    const statuses = new Set([200, ...Object.keys(SHARED_RESPONSES).map(Number), ...Object.keys(endpoint.responses).map(Number)])
-    return {
-      get: {
-        operationId: endpoint.operationId,
-        summary: endpoint.summary,
-        parameters: [...endpoint.parameters, FORMAT].map((parameter) => parameter.in === 'path' ? parameter : { in: 'query', style: 'form', explode: true, ...parameter }),
-        responses: Object.fromEntries([...statuses].sort((a, b) => a - b).map((status) => [status, response(declaredResponse(endpoint, 'GET', status)!)])),
+export async function openApiDocuments (routes: readonly RouteOptions[], serviceVersion: string): Promise<Documents> {
+  const app = Fastify({ schemaController: SCHEMA_CONTROLLER })
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Inventory status API',
+        // As the reference writes it: `4.3.7 (4.3)`.
+        version: `${serviceVersion} (${serviceVersion.split('.').slice(0, 2).join('.')})`,
+        description: 'The read-only status and object-type API of the inventory service.',
       },
-      options: {
-        operationId: `${endpoint.operationId}_options`,
-        summary: `What ${endpoint.path} is.`,
-        responses: { 200: response(OPTIONS_RESPONSE) },
-      },
-    }
-  }
-  return Buffer.from(toJson({
-    openapi: '3.1.0',
-    info: {
-      title: 'Inventory status API',
-      version: serviceVersion,
-      description: 'The read-only status and object-type API of the inventory service.',
+      // The reference says '' (this host); @fastify/swagger takes a URL, and / is the same.
+      servers: [{ url: '/', description: 'Inventory status API' }],
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
-    paths: Object.fromEntries(endpoints.flatMap((endpoint) => {
-      const path = endpoint.path.replace(/:(\w+)/g, '{$1}')
-      const plainPath: Array<[string, unknown]> = [[path, operation(endpoint)]]
-      if (endpoint.formatSuffix !== true) return plainPath
-      // The same GET with the reference's format suffix, as `format=json` (a trailing slash after it is optional).
-      const { get } = operation(endpoint)
-      return [...plainPath, [`${path.slice(0, -1)}.json`, { get: { ...get, operationId: `${endpoint.operationId}_json`, summary: `${endpoint.summary} With the .json format suffix: item urls end in .json.` } }]]
-    })),
-    components: {
-      schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, plain(schema)])),
-      securitySchemes: {
-        tokenAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`Token <key>` or `Bearer <key>`, when LOGIN_REQUIRED is on.' },
-      },
-    },
-    // Open unless LOGIN_REQUIRED: either a token or nothing.
-    security: [{ tokenAuth: [] }, {}],
-  }))
+    // A shared schema is a component under its own `$id` (ObjectType), as in the reference's document.
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}` },
+  })
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema)
+  for (const { method, url, schema } of routes) app.route({ method, url, schema: schema!, handler: () => {} })
+  await app.ready()
+  const documents = { json: Buffer.from(JSON.stringify(app.swagger())), yaml: Buffer.from(app.swagger({ yaml: true })) }
+  await app.close()
+  return documents
 }

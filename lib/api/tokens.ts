@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http'
 import { Errors } from '@sinclair/typebox/errors'
 import { TokenList } from '../../schemas/tokens.ts'
 import { fs } from '../builtins.ts'
-import { headerOf } from '../answer/answer.ts'
+import { headerOf } from '../replay/headers.ts'
 import { unquotePlus } from '../reference/query.ts'
 import { MESSAGES } from './errors.ts'
 

@@ -1,8 +1,9 @@
 import { hash } from 'node:crypto'
 import type { Profile } from '../../schemas/profile.ts'
+import type { Filter } from '../reference/filters.ts'
 import { compareCodePoints } from '../reference/query.ts'
 import { orderedObject, toJson } from '../reference/json.ts'
-import { ItemsJson } from './items-json.ts'
+import { ItemsJson, type RenderedItem } from './items-json.ts'
 
 /**
  * How many renderings of the items (one per url prefix and item tail: a base URL and a
@@ -13,27 +14,11 @@ import { ItemsJson } from './items-json.ts'
 const ITEMS_JSON_KEPT = 8
 
 /** One object type with its JSON pre-rendered around its request-dependent part, the url. */
-export interface CatalogItem {
-  /** Its place in the list's default order. */
-  readonly index: number
-  readonly id: number
+export interface CatalogItem extends RenderedItem {
   readonly appLabel: string
   readonly model: string
   /** Upper-cased for `q`, which matches like SQL's UPPER(column) LIKE UPPER(value). */
   readonly searchText: readonly [string, string]
-  /** `{"id":7,"url":"` : the url follows. */
-  readonly head: string
-  /** `","display":…,"app_label":…,"model":…}` */
-  readonly tail: string
-}
-
-/** Exact matches (an id in canonical decimal form) and `q`, all AND-ed. */
-export interface Filter {
-  readonly id?: string
-  readonly appLabel?: string
-  readonly model?: string
-  /** Already upper-cased. */
-  readonly q?: string
 }
 
 /**

@@ -1,11 +1,7 @@
 import cluster from 'node:cluster'
-import type { FastifyInstance } from 'fastify'
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import { cameAbsolute } from '../answer/target.ts'
-import { errors } from '../api/errors.ts'
 import type { Served } from '../inventory/served.ts'
-
-const METRICS_PATH = '/metrics'
+import type { Replays } from '../replay/replays.ts'
 
 /**
  * The Prometheus metrics of METRICS=true: requests by route template and status, their
@@ -36,7 +32,8 @@ export class Metrics {
     registers: [this.registry],
   })
 
-  constructor (served: Served) {
+  /** `replays`: the answers kept to be replayed, whose cache is reported; undefined when nothing is (ACCESS_LOG). */
+  constructor (served: Served, replays: Replays | undefined) {
     this.registry.registerMetric(new Gauge({
       name: 'inventory_profile_generation',
       aggregator: 'max',
@@ -46,11 +43,11 @@ export class Metrics {
       collect () { this.set(served.current.number) },
     }))
     // The cache's own tallies, read when scraped: a hit costs nothing more for being counted.
-    const { cacheStats } = served
+    const cacheStats = replays?.stats ?? { hits: 0, misses: 0, admissions: 0, evictions: 0 }
     for (const [name, help, read] of [
-      ['inventory_cache_hits_total', 'Answers taken from the response cache.', () => cacheStats.hits],
-      ['inventory_cache_misses_total', 'Answers rendered for a key the response cache did not hold.', () => cacheStats.misses],
-      ['inventory_cache_admissions_total', 'Rendered answers the response cache kept (asked for before; once full, one in 64 or at its eighth miss).', () => cacheStats.admissions],
+      ['inventory_cache_hits_total', 'Answers replayed from the response cache.', () => cacheStats.hits],
+      ['inventory_cache_misses_total', 'Answers Fastify made for a key the response cache did not hold.', () => cacheStats.misses],
+      ['inventory_cache_admissions_total', 'Answers the response cache kept (asked for before; once full, one in 64 or at its eighth miss).', () => cacheStats.admissions],
       ['inventory_cache_evictions_total', 'Answers the response cache let go to make room.', () => cacheStats.evictions],
     ] as const) {
       let reported = 0
@@ -68,13 +65,13 @@ export class Metrics {
       name: 'inventory_cache_bytes',
       help: 'Memory the response cache holds: keys, bodies and the overhead of each entry.',
       registers: [],
-      collect () { this.set(served.current.cache.bytes) },
+      collect () { this.set(replays?.bytes ?? 0) },
     }))
     this.registry.registerMetric(new Gauge({
       name: 'inventory_cache_max_bytes',
       help: 'What the response cache may hold (CACHE_MAX_MB, or a share of the V8 heap limit).',
       registers: [],
-      collect () { this.set(served.cacheBytes) },
+      collect () { this.set(replays?.maxBytes ?? 0) },
     }))
     collectDefaultMetrics({ register: this.registry })
     if (cluster.isWorker) {
@@ -88,32 +85,6 @@ export class Metrics {
   answered (route: string, method: string, status: number, seconds: number): void {
     this.#requests.inc({ route, method, status })
     this.#duration.observe({ route }, seconds)
-  }
-
-  /**
-   * Counts every answer Fastify sends (the fast path counts its own) and serves GET /metrics for
-   * Prometheus, outside /api/ like the probes: scrapers address the process by IP, so it answers
-   * any Host, and it needs no API token.
-   */
-  install (app: FastifyInstance): void {
-    app.addHook('onResponse', (request, reply, done) => {
-      this.answered(app.otherMethods.routeOf(request).url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000)
-      done()
-    })
-    app.route({
-      method: ['GET', 'HEAD'],
-      url: METRICS_PATH,
-      // Prometheus's text format, not JSON.
-      config: { anyHost: true, notJson: true },
-      handler: async (request, reply) => {
-        // One spelling only, so that an edge rule on this exact path holds: Fastify's router
-        // also takes `/%6detrics` and `http://host/metrics` (docs/behaviour.md).
-        if (request.url !== METRICS_PATH || cameAbsolute(request.raw)) throw errors.notFound()
-        reply.header('content-type', this.registry.contentType)
-        // Under WORKERS > 1 a scrape reaches one worker: it answers for the whole service.
-        return cluster.isWorker ? askPrimary() : this.registry.metrics()
-      },
-    })
   }
 
   profileLoaded (seconds: number): void {
@@ -162,7 +133,7 @@ const waiting = new Map<number, (text: string) => void>()
 let nextRequest = 0
 
 /** In a worker: every worker's figures, added up by the primary. */
-function askPrimary (): Promise<string> {
+export function askPrimary (): Promise<string> {
   if (nextRequest === 0) {
     process.on('message', (message) => {
       // prom-client's own requests come this way too.

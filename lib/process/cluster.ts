@@ -1,7 +1,7 @@
 import type { Worker } from 'node:cluster'
 import type { Logger } from 'pino'
 import { cluster } from '../builtins.ts'
-import { ctrlCNotice, shutdownBudgetMs, stopAtOnceOnSecondCtrlC, type Timing } from './shutdown.ts'
+import { ctrlCNotice, shutdownBudgetMs, stopAtOnceOnSecondCtrlC, type Timing } from './stopping.ts'
 
 /** Beyond the workers' own shutdown budget, before the primary kills them. */
 const KILL_MARGIN_MS = 5000

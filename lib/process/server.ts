@@ -5,10 +5,11 @@ import { cluster, v8 } from '../builtins.ts'
 import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import { Served } from '../inventory/served.ts'
+import { Replays } from '../replay/replays.ts'
 import { Service } from '../service.ts'
 import { reportListening, superviseWorkers } from './cluster.ts'
 import { warnWhenOutOfDescriptors } from './descriptors.ts'
-import { reservePort } from './listen.ts'
+import { reservePort } from '../server/listen.ts'
 import { reloadOnChange } from './reload.ts'
 import { closeOnSignal } from './shutdown.ts'
 
@@ -46,11 +47,13 @@ export async function serve (): Promise<void> {
   }
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens?.count }, 'profile loaded')
 
-  const served = new Served(catalog, config.cacheBytes)
+  const served = new Served(catalog)
+  // With per-request logs on, every request goes through Fastify to be logged: nothing is replayed.
+  const replays = config.accessLog ? undefined : new Replays(served, config.cacheBytes, config.trustProxy !== undefined)
   // prom-client and ioredis cost start-up time and memory: loaded only when configured.
-  const metrics = config.metrics ? new (await import('../ops/metrics.ts')).Metrics(served) : undefined
+  const metrics = config.metrics ? new (await import('../ops/metrics.ts')).Metrics(served, replays) : undefined
   metrics?.profileLoaded(Number(process.hrtime.bigint() - started) / 1e9)
-  const service = new Service({ config, served, ...(tokens !== undefined && { tokens }), ...(metrics !== undefined && { metrics }), logger })
+  const service = new Service({ config, served, ...(replays !== undefined && { replays }), ...(tokens !== undefined && { tokens }), ...(metrics !== undefined && { metrics }), logger })
   if (config.redisUrl !== undefined) {
     const { pollRqWorkers } = await import('../inventory/rq-workers.ts')
     const poll = pollRqWorkers(config.redisUrl, config.rqPollIntervalMs, logger, {

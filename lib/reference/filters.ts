@@ -1,6 +1,31 @@
-import { errors, MESSAGES } from '../api/errors.ts'
-import type { Filter } from '../inventory/catalog.ts'
 import { lastValue, pyStrip, type QueryParams } from './query.ts'
+
+/** Exact matches (an id in canonical decimal form) and `q`, all AND-ed. */
+export interface Filter {
+  readonly id?: string
+  readonly appLabel?: string
+  readonly model?: string
+  /** Already upper-cased. */
+  readonly q?: string
+}
+
+/** What the reference's form fields say of a value they refuse. */
+export const FIELD_MESSAGES = {
+  notANumber: 'Enter a number.',
+  tooLarge: 'Ensure this value is less than or equal to 1e+50.',
+  nullCharacter: 'Null characters are not allowed.',
+} as const
+
+/** Filter values the reference refuses: its messages by filter, in its order (the API answers a 400). */
+export class InvalidFilters extends Error {
+  readonly fields: Readonly<Record<string, readonly string[]>>
+
+  constructor (fields: Record<string, string[]>) {
+    super('Invalid filters.')
+    this.name = 'InvalidFilters'
+    this.fields = fields
+  }
+}
 
 /** A text filter's last value, stripped; undefined when absent, empty or blank: no filter. */
 function textOf (params: QueryParams, name: string): string | undefined {
@@ -28,14 +53,14 @@ export function filterOf (params: QueryParams): Filter {
   const q = textOf(params, 'q')
   let idKey: string | undefined
   if (id !== undefined && id !== '') {
-    const read = id.includes('\0') ? MESSAGES.nullCharacter : decimalId(pyStrip(id))
+    const read = id.includes('\0') ? FIELD_MESSAGES.nullCharacter : decimalId(pyStrip(id))
     if (typeof read === 'string') problems.id = [read]
     else idKey = String(read)
   }
   for (const [name, value] of [['app_label', appLabel], ['model', model], ['q', q]] as const) {
-    if (value?.includes('\0') === true) problems[name] = [MESSAGES.nullCharacter]
+    if (value?.includes('\0') === true) problems[name] = [FIELD_MESSAGES.nullCharacter]
   }
-  if (Object.keys(problems).length > 0) throw errors.fields(problems)
+  if (Object.keys(problems).length > 0) throw new InvalidFilters(problems)
   return {
     ...(idKey !== undefined && { id: idKey }),
     ...(appLabel !== undefined && { appLabel }),
@@ -59,7 +84,7 @@ const MAX_VALUE = BigInt(1e50)
  */
 function decimalId (text: string): number | string {
   const match = DECIMAL.exec(text)
-  if (match === null) return MESSAGES.notANumber
+  if (match === null) return FIELD_MESSAGES.notANumber
   const [, sign, whole = '', fraction = '', fractionOnly, exponentText = '0'] = match
   const digits = (whole + (fractionOnly ?? fraction)).replaceAll('_', '').replace(/^0+/, '')
   if (digits === '') return 0
@@ -76,7 +101,7 @@ function decimalId (text: string): number | string {
   // nothing, unless it is past the reference's bound, which has no negative counterpart.
   if (sign === '-') return -Infinity
   if (integerDigits < 51) return Infinity
-  if (integerDigits > 51) return MESSAGES.tooLarge
+  if (integerDigits > 51) return FIELD_MESSAGES.tooLarge
   const excess = BigInt(scale >= 0 ? digits + '0'.repeat(scale) : digits.slice(0, 51)) - MAX_VALUE
-  return excess > 0n || (excess === 0n && /[1-9]/.test(digits.slice(51))) ? MESSAGES.tooLarge : Infinity
+  return excess > 0n || (excess === 0n && /[1-9]/.test(digits.slice(51))) ? FIELD_MESSAGES.tooLarge : Infinity
 }

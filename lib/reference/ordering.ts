@@ -1,7 +1,13 @@
-import type { CatalogItem } from '../inventory/catalog.ts'
 import { compareCodePoints, lastValue, pyStrip, type QueryParams } from './query.ts'
 
-type Compare = (a: CatalogItem, b: CatalogItem) => number
+/** What an ordering compares: the fields it may name. */
+export interface Ordered {
+  readonly id: number
+  readonly appLabel: string
+  readonly model: string
+}
+
+type Compare = (a: Ordered, b: Ordered) => number
 
 /** The fields the reference lets `ordering` name, and how they compare. */
 const FIELDS: Readonly<Record<string, Compare>> = {
@@ -40,6 +46,6 @@ export function orderingOf (params: QueryParams): Compare | undefined {
 }
 
 /** The items in this ordering; a stable sort, so ties keep the default order they come in. */
-export function ordered (items: readonly CatalogItem[], compare: Compare | undefined): readonly CatalogItem[] {
+export function ordered<Item extends Ordered> (items: readonly Item[], compare: Compare | undefined): readonly Item[] {
   return compare === undefined ? items : [...items].sort(compare)
 }

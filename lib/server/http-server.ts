@@ -1,13 +1,10 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
 import { http } from '../builtins.ts'
 import type { Config } from '../config.ts'
 import { answerClientError, refuseConnect, refuseExpectation } from '../api/errors.ts'
-import { toOriginForm } from './target.ts'
-
-/** A node:http request listener. */
-export type Listener = (request: IncomingMessage, response: ServerResponse) => void
+import { toOriginForm } from '../replay/target.ts'
 
 type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxHeaderSize'>
 
@@ -59,10 +56,10 @@ function boundWaitingAnswers (socket: Connection): void {
 
 /**
  * The service's one node:http server, with the configured limits. Every answer is JSON, also
- * for what Node would otherwise answer, or drop, by itself; those are answered here, so that
- * they need no Fastify. A request reaches `listener` with its target in origin form (target.ts).
+ * for what Node would otherwise answer, or drop, by itself, before there is a request for
+ * Fastify to answer. A request reaches `listener` with its target in origin form (target.ts).
  */
-export function createHttpServer (limits: Limits, logger: Logger, listener: Listener): Server {
+export function createHttpServer (limits: Limits, logger: Logger, listener: RequestListener): Server {
   const server = http.createServer({
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
@@ -79,8 +76,8 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: List
   })
   server.keepAliveTimeout = limits.keepAliveTimeoutMs
   // A client that half-closes after its request (an HTTP/1.0 probe, a script) gets its answer
-  // also when it is not written at once (the request that has Fastify built, service.ts), and
-  // then the connection closes; node:http would otherwise drop the answer. Node's own switch,
+  // also when it is not written at once (an answer that waits for a promise), and then the
+  // connection closes; node:http would otherwise drop the answer. Node's own switch,
   // set on the server as Node's tests do: it is not an option of createServer.
   ;(server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Connection) => {

@@ -1,13 +1,31 @@
-import { byteLength, type Representation } from './answer.ts'
 import type { CacheKey } from './cache-key.ts'
 
 /**
- * What an entry costs beyond its Host, URL and body: the Map slot, the entry, its key, the
- * representation, its header list, the tag and the Buffer object. `npm run bench:cache` measured 1.1 KB
- * (pages of one item) to 1.3 KB (the whole list) on Node 26. Without it, a cache of small
- * answers (an empty page, one item) would hold ten times the memory it counts.
+ * A 200 that Fastify answered, kept to be replayed: its headers as Fastify wrote them (every
+ * hook's and plugin's included), its body, and what a replay changes: the request id and, for
+ * a conditional request that names its tag, the status.
  */
-export const ENTRY_OVERHEAD_BYTES = 1280
+export interface Kept {
+  /** The template of the route that answered it, for metrics. */
+  readonly route: string
+  readonly body: Buffer
+  readonly etag: string | undefined
+  /** Name, value, name, value…: Node writes a flat list as it is, the fastest form. */
+  readonly headers: readonly string[]
+  /** The same without Content-Type and Content-Length: a 304 has no body to describe. */
+  readonly notModified: readonly string[]
+  /** Where the request id's value is in each list; -1 when the answer carries none. */
+  readonly idAt: number
+  readonly notModifiedIdAt: number
+}
+
+/**
+ * What an entry costs beyond its Host, URL and body: the Map slot, the entry, its key, the kept
+ * answer, its two header lists, the tag and the Buffer object (`npm run bench:cache`, figures in
+ * docs/performance.md). Without it, a cache of small answers (an empty page, one item) would
+ * hold ten times the memory it counts.
+ */
+export const ENTRY_OVERHEAD_BYTES = 1536
 
 /**
  * The doorkeeper remembers up to 2^16 recently asked-for keys (fewer where two share a slot),
@@ -34,7 +52,7 @@ const MISSES_OF_A_HOT_PAGE = 8
 /** What the caches of every generation have done, for /metrics: it outlives a reload. */
 export class CacheStats {
   hits = 0
-  /** Representations rendered for a key the cache did not hold. */
+  /** Answers offered for a key the cache did not hold. */
   misses = 0
   /** Misses kept (see ResponseCache). */
   admissions = 0
@@ -43,7 +61,7 @@ export class CacheStats {
 
 interface Entry {
   readonly key: CacheKey
-  readonly representation: Representation
+  readonly kept: Kept
   readonly size: number
   /** Asked for since the hand last passed: SIEVE keeps it once more. */
   visited: boolean
@@ -52,7 +70,7 @@ interface Entry {
 }
 
 /**
- * Rendered 200s by cache key (see cache-key.ts), bounded in bytes whatever clients send.
+ * Kept answers by cache key (see cache-key.ts), bounded in bytes whatever clients send.
  *
  * Admission: a miss is kept only when its key was asked for before, as a doorkeeper (a
  * table of recent keys' hashes and misses) remembers, and, once the cache is full, only one
@@ -96,33 +114,31 @@ export class ResponseCache {
     return this.#bytes
   }
 
-  get (key: CacheKey): Representation | undefined {
+  get (key: CacheKey): Kept | undefined {
     const entry = this.#entries.get(key.hash >>> 2)
     if (entry === undefined || entry.key.url !== key.url || entry.key.host !== key.host) return undefined
     entry.visited = true
     this.stats.hits++
-    return entry.representation
+    return entry.kept
   }
 
-  /** Offers what was rendered for a key that get() did not find; the cache decides whether to keep it. */
-  set (key: CacheKey, representation: Representation): void {
+  /**
+   * Whether to keep an answer of `size` bytes (see ENTRY_OVERHEAD_BYTES) for a key that get()
+   * did not find: counts the miss, and decides (see the class's comment).
+   */
+  admits (key: CacheKey, size: number): boolean {
     this.stats.misses++
-    const length = byteLength(representation.body)
-    const size = key.host.length + key.url.length + length + ENTRY_OVERHEAD_BYTES
     const missed = this.#countMiss(key.hash)
     // Larger than the whole cache: keeping it would evict everything else. A slot taken is
-    // another key's (get() found none for this one).
-    if (size > this.maxBytes || missed === 1 || this.#entries.has(key.hash >>> 2)) return
-    if (this.#bytes + size > this.maxBytes && missed < MISSES_OF_A_HOT_PAGE && Math.random() >= KEPT_WHEN_FULL) return
+    // another key's, or this key's kept since get() (Fastify's hooks may answer later).
+    if (size > this.maxBytes || missed === 1 || this.#entries.has(key.hash >>> 2)) return false
+    return this.#bytes + size <= this.maxBytes || missed >= MISSES_OF_A_HOT_PAGE || Math.random() < KEPT_WHEN_FULL
+  }
+
+  /** Keeps what admits() let in, in the same synchronous turn. */
+  add (key: CacheKey, kept: Kept, size: number): void {
     this.stats.admissions++
-    // A copy of its own, so the cache holds exactly the bytes it counts and no view keeps a
-    // catalog's rendering alive; not from Node's shared pool, whose 8 KiB slabs a small
-    // body would keep alive.
-    const body = Buffer.allocUnsafeSlow(length)
-    let at = 0
-    for (const piece of representation.body) at += typeof piece === 'string' ? body.write(piece, at) : piece.copy(body, at)
-    // Called on a miss only, within the same synchronous turn: the key is new.
-    const entry: Entry = { key, representation: { ...representation, body: [body] }, size, visited: false, newer: undefined, older: this.#newest }
+    const entry: Entry = { key, kept, size, visited: false, newer: undefined, older: this.#newest }
     if (this.#newest === undefined) this.#oldest = entry
     else this.#newest.newer = entry
     this.#newest = entry

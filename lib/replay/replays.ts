@@ -1,0 +1,121 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { Generation, Served } from '../inventory/served.ts'
+import { CacheStats, ENTRY_OVERHEAD_BYTES, ResponseCache, type Kept } from './cache.ts'
+import { cacheKeyOf } from './cache-key.ts'
+import { ifNoneMatches, REQUEST_ID, requestId } from './headers.ts'
+
+/**
+ * Headers that belong to one connection or one moment, which Node writes itself for each answer,
+ * and the length, which Fastify sets after the hooks: the kept body's is added.
+ */
+const NOT_KEPT = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length'])
+/** Headers that describe a body, which a 304 has not. */
+const OF_THE_BODY = new Set(['content-type', 'content-length'])
+
+/**
+ * The answers Fastify made to cacheable requests (a 200 to GET or HEAD, by Host and URL; see
+ * cache-key.ts), kept in a bounded cache of the generation they were made from: a new profile
+ * or worker count starts an empty one.
+ */
+export class Replays {
+  readonly stats = new CacheStats()
+  readonly maxBytes: number
+  readonly #served: Served
+  readonly #trustsProxies: boolean
+  #generation: Generation
+  #cache: ResponseCache
+
+  constructor (served: Served, maxBytes: number, trustsProxies: boolean) {
+    this.#served = served
+    this.maxBytes = maxBytes
+    this.#trustsProxies = trustsProxies
+    this.#generation = served.current
+    this.#cache = new ResponseCache(maxBytes, this.stats)
+  }
+
+  /** Memory the current generation's answers hold. */
+  get bytes (): number {
+    return this.#current().bytes
+  }
+
+  /** The kept answer to this request, if any. */
+  find (request: IncomingMessage): Kept | undefined {
+    const key = cacheKeyOf(request, this.#trustsProxies)
+    return key === undefined ? undefined : this.#current().get(key)
+  }
+
+  /**
+   * Offers Fastify's 200 to a request, made from `generation`: kept if the request is cacheable,
+   * the generation still served, and the cache admits it (see cache.ts).
+   */
+  keep (request: IncomingMessage, generation: Generation, route: string, headers: OutgoingHttpHeaders, payload: Buffer): void {
+    const key = cacheKeyOf(request, this.#trustsProxies)
+    if (key === undefined || generation !== this.#served.current) return
+    const cache = this.#current()
+    const size = key.host.length + key.url.length + payload.length + ENTRY_OVERHEAD_BYTES
+    if (!cache.admits(key, size)) return
+    cache.add(key, kept(route, headers, ownCopy(payload)), size)
+  }
+
+  #current (): ResponseCache {
+    const generation = this.#served.current
+    if (generation !== this.#generation) {
+      this.#generation = generation
+      this.#cache = new ResponseCache(this.maxBytes, this.stats)
+    }
+    return this.#cache
+  }
+}
+
+/**
+ * Answers a request with a kept answer: the same status, headers and bytes, with a request id
+ * of its own, or its 304 when If-None-Match names its tag. Node sends no body for HEAD.
+ */
+export function replay (request: IncomingMessage, response: ServerResponse, kept: Kept): 200 | 304 {
+  if (kept.etag !== undefined && ifNoneMatches(request, kept.etag)) {
+    response.writeHead(304, withId(kept.notModified, kept.notModifiedIdAt)).end()
+    return 304
+  }
+  response.writeHead(200, withId(kept.headers, kept.idAt)).end(kept.body)
+  return 200
+}
+
+/** A copy of a header list with a fresh request id; a copy is all a replay allocates. */
+function withId (headers: readonly string[], at: number): string[] {
+  const copy = headers.slice()
+  if (at !== -1) copy[at] = requestId()
+  return copy
+}
+
+function kept (route: string, given: OutgoingHttpHeaders, body: Buffer): Kept {
+  const headers: string[] = []
+  const notModified: string[] = []
+  for (const [name, value] of Object.entries(given)) {
+    if (value === undefined || NOT_KEPT.has(name)) continue
+    for (const text of Array.isArray(value) ? value : [String(value)]) {
+      headers.push(name, text)
+      if (!OF_THE_BODY.has(name)) notModified.push(name, text)
+    }
+  }
+  headers.push('content-length', String(body.length))
+  return {
+    route,
+    body,
+    etag: given.etag as string | undefined,
+    headers,
+    notModified,
+    idAt: headers.indexOf(REQUEST_ID) + 1 || -1,
+    notModifiedIdAt: notModified.indexOf(REQUEST_ID) + 1 || -1,
+  }
+}
+
+/**
+ * The payload in memory of its own, so that the cache holds exactly the bytes it counts and no
+ * view keeps a catalog's rendering (or Node's 8 KiB pool slab) alive. A page is already one.
+ */
+function ownCopy (payload: Buffer): Buffer {
+  if (payload.byteOffset === 0 && payload.buffer.byteLength === payload.length) return payload
+  const body = Buffer.allocUnsafeSlow(payload.length)
+  payload.copy(body)
+  return body
+}

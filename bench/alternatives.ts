@@ -5,11 +5,14 @@
  *   npm run bench:alternatives [-- --starts 7 --node <binary>]
  *
  * 1. A bare node:http server answering a constant (the floor), the shipped bundle with and
- *    without the image's Node flags, the same source run unbundled (Node strips its types), and a
- *    bundle whose Fastify loads its default schema compilers (lib/app.ts gives it compilers that
- *    refuse): start-up to the first 200, RSS idle after the first 200s and after an error answer
- *    too (which builds Fastify), starts alternating, medians, each beside the bare server's.
- * 2. The listening sockets (lib/process/listen.ts): the service as shipped, with 32 per address,
+ *    without the image's Node flags, the same source run unbundled (Node strips its types), and
+ *    bundles that make another choice: Fastify's default schema compilers (ajv and
+ *    fast-json-stringify; lib/api/schema-controller.ts gives it compilers that build nothing),
+ *    @fastify/swagger registered at start (lib/api/openapi.ts loads it when the document is
+ *    first asked for), @fastify/sensible registered (lib/api/errors.ts does without it):
+ *    start-up to the first 200 and RSS idle after the first answers, starts alternating,
+ *    medians, each beside the bare server's.
+ * 2. The listening sockets (lib/server/listen.ts): the service as shipped, with 32 per address,
  *    and built with 8 and with 1. 200 keep-alive connections keep it busy with pipelined requests;
  *    then 300 new connections each ask once: how long until the last is answered.
  */
@@ -58,20 +61,19 @@ function variant (name: string, edit: Record<string, (text: string) => string>, 
 }
 
 const withAcceptors = (count: number) => variant(`acceptors-${count}`, {
-  'lib/process/listen.ts': (text) => text.replace(/^export const ACCEPTORS = \d+$/m, `export const ACCEPTORS = ${count}`),
+  'lib/server/listen.ts': (text) => text.replace(/^export const ACCEPTORS = \d+$/m, `export const ACCEPTORS = ${count}`),
 })
 
 /** Start-up and idle RSS of each build, starts alternating, medians, each beside the first's. */
 async function startAndIdle (builds: Record<string, string[]>): Promise<void> {
   const figures = await startsAndIdle(options.node, PORT, builds, Number(options.starts))
   console.log(`\n${options.starts} starts of each, alternating, medians (range); beside each, its median over the first's`)
-  console.log('build                                          start-up to first 200              RSS idle after first 200s      after an error too (Fastify built)')
+  console.log('build                                          start-up to first 200              RSS idle after the first answers')
   const range = (values: number[], digits: number) => `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`
   const [first] = Object.values(figures)
   const over = (values: number[], base: number[], digits: number) => `${median(values) - median(base) >= 0 ? '+' : ''}${(median(values) - median(base)).toFixed(digits)}`
-  for (const [name, { startup, idle, afterError }] of Object.entries(figures)) {
-    console.log(`${name.padEnd(47)}${`${range(startup, 0)} ms ${over(startup, first!.startup, 0)}`.padEnd(35)}` +
-      `${`${range(idle, 1)} MiB ${over(idle, first!.idle, 1)}`.padEnd(31)}${range(afterError, 1)} MiB ${over(afterError, first!.afterError, 1)}`)
+  for (const [name, { startup, idle }] of Object.entries(figures)) {
+    console.log(`${name.padEnd(47)}${`${range(startup, 0)} ms ${over(startup, first!.startup, 0)}`.padEnd(35)}${range(idle, 1)} MiB ${over(idle, first!.idle, 1)}`)
   }
 }
 
@@ -151,6 +153,13 @@ console.log(`node ${execFileSync(options.node, ['--version']).toString().trim()}
 const defaultCompilers = variant('default-compilers', {
   'lib/app.ts': (text) => text.replace('    schemaController: SCHEMA_CONTROLLER,\n', ''),
 }, (script) => script.replace(' --external:@fastify/ajv-compiler --external:@fastify/fast-json-stringify-compiler', ''))
+/** A plugin registered before the routes, as lib/app.ts would register it. */
+const withPlugin = (name: string, module: string, options = '{}') => variant(name, {
+  'lib/app.ts': (text) => text.replace("import type { Logger } from 'pino'\n", `import type { Logger } from 'pino'\nimport plugin from '${module}'\n`)
+    .replace('  installHeaders(app)\n', `  app.register(plugin, ${options})\n  installHeaders(app)\n`),
+})
+const eagerSwagger = withPlugin('eager-swagger', '@fastify/swagger', "{ openapi: { openapi: '3.0.3', info: { title: 'x', version: '1' } } }")
+const sensible = withPlugin('sensible', '@fastify/sensible')
 const acceptors = { '32 (shipped)': shipped, 8: withAcceptors(8), 1: withAcceptors(1) }
 /** The floor: a bare node:http server that answers every request with a constant. */
 await startAndIdle({
@@ -160,5 +169,7 @@ await startAndIdle({
   'the bundle, no flags': [shipped],
   'the source, unbundled': [...IMAGE_NODE_FLAGS, '--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'lib/process/main.ts'],
   'a bundle with Fastify\'s default compilers': [...IMAGE_NODE_FLAGS, defaultCompilers],
+  'a bundle with @fastify/swagger at start': [...IMAGE_NODE_FLAGS, eagerSwagger],
+  'a bundle with @fastify/sensible': [...IMAGE_NODE_FLAGS, sensible],
 })
 await listening(acceptors)

@@ -174,17 +174,12 @@ export async function stopServer ({ child }: Started): Promise<void> {
   await once(child, 'exit')
 }
 
-/** The service's first answers, asked of every build before its idle RSS is read: 200s, which it answers without Fastify. */
-const FIRST_ANSWERS = ['/api/status/', '/api/extras/object-types/', '/api/extras/object-types/7/']
-/** Then an answer only Fastify gives, which builds it (lib/service.ts): the idle RSS of a service that has answered an error. */
-const FIRST_ERROR = '/api/nothing/'
+/** The service's first answers, asked of every build before its idle RSS is read. */
+const FIRST_ANSWERS = ['/api/status/', '/api/extras/object-types/', '/api/extras/object-types/7/', '/api/nothing/']
 
-/**
- * Start-up and RSS idle after the first answers of each build (Node arguments), then after an
- * error answer too; starts alternating between the builds.
- */
+/** Start-up and RSS idle after the first answers of each build (Node arguments); starts alternating between the builds. */
 export async function startsAndIdle (node: string, port: number, builds: Record<string, string[]>, starts: number) {
-  const figures = Object.fromEntries(Object.keys(builds).map((name) => [name, { startup: [] as number[], idle: [] as number[], afterError: [] as number[] }]))
+  const figures = Object.fromEntries(Object.keys(builds).map((name) => [name, { startup: [] as number[], idle: [] as number[] }]))
   for (let i = 0; i < starts; i++) {
     for (const [name, args] of Object.entries(builds)) {
       const server = await startServer(node, port, args)
@@ -192,9 +187,6 @@ export async function startsAndIdle (node: string, port: number, builds: Record<
       await sleep(500)
       figures[name]!.startup.push(server.startupMs)
       figures[name]!.idle.push(rssMiB(server.child.pid!))
-      await fetchPage(port, FIRST_ERROR)
-      await sleep(500)
-      figures[name]!.afterError.push(rssMiB(server.child.pid!))
       await stopServer(server)
     }
   }

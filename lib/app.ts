@@ -1,7 +1,7 @@
 import type { RequestListener, Server } from 'node:http'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginCallback, type FastifyRequest } from 'fastify'
 import fastifyPlugin from 'fastify-plugin'
-import type { Logger } from 'pino'
+import type { Bindings, ChildLoggerOptions, LogFn, Logger } from 'pino'
 import { SHARED_SCHEMAS } from '../schemas/api.ts'
 import { badUrlHandler, installErrorAnswers } from './api/errors.ts'
 import { installHeaders } from './api/headers.ts'
@@ -62,6 +62,40 @@ function loggedRequest (tokens: ApiTokens | undefined) {
 }
 
 /**
+ * A request's logger, made into pino's child of the app's logger (which binds the request id)
+ * when the request first logs. Without ACCESS_LOG most requests never do, and a child made for
+ * each cost more than any other part of Fastify's work for a request (docs/performance.md, Misses).
+ */
+class RequestLogger {
+  readonly #parent: FastifyBaseLogger
+  readonly #bindings: Bindings
+  #child: FastifyBaseLogger | undefined
+
+  constructor (parent: FastifyBaseLogger, bindings: Bindings) {
+    this.#parent = parent
+    this.#bindings = bindings
+  }
+
+  get level (): string {
+    return this.#parent.level
+  }
+
+  #logger (): FastifyBaseLogger {
+    this.#child ??= this.#parent.child(this.#bindings)
+    return this.#child
+  }
+
+  fatal (...args: Parameters<LogFn>): void { this.#logger().fatal(...args) }
+  error (...args: Parameters<LogFn>): void { this.#logger().error(...args) }
+  warn (...args: Parameters<LogFn>): void { this.#logger().warn(...args) }
+  info (...args: Parameters<LogFn>): void { this.#logger().info(...args) }
+  debug (...args: Parameters<LogFn>): void { this.#logger().debug(...args) }
+  trace (...args: Parameters<LogFn>): void { this.#logger().trace(...args) }
+  silent (): void {}
+  child (bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger { return this.#logger().child(bindings, options) }
+}
+
+/**
  * The Fastify app that makes every answer: the endpoints, the probes and `/metrics` as routes
  * with their schemas, the Host check, the headers of every answer (onSend) and the error
  * answers. It answers on the service's server, through the request handler returned beside it
@@ -83,6 +117,7 @@ export function buildApp ({ config, served, tokens, metrics, replays, readiness,
     }) as FastifyBaseLogger,
     // Per-request logs cost about half the throughput, so they are opt-in.
     logController: new LogController({ disableRequestLogging: !config.accessLog }),
+    ...(!config.accessLog && { childLoggerFactory: (logger, bindings) => new RequestLogger(logger, bindings) as unknown as FastifyBaseLogger }),
     trustProxy: config.trustProxy ?? false,
     // The id a request is logged with is the X-Request-ID its answer carries.
     genReqId: () => requestId(),

@@ -1,5 +1,7 @@
 import t, { type Test } from 'tap'
 import { Writable } from 'node:stream'
+import type { FastifyPluginCallback } from 'fastify'
+import fastifyPlugin from 'fastify-plugin'
 import { pino } from 'pino'
 import { build, get } from './helper.ts'
 
@@ -33,4 +35,26 @@ t.test('a request is logged with the id its answer carries in X-Request-ID, 200s
     t.equal(logged.length, 1, `${path}: logged once`)
     t.equal(logged[0]?.reqId, reply.headers['x-request-id'], `${path} (${reply.statusCode}): the logged id is the client's`)
   }
+})
+
+t.test('without ACCESS_LOG, what a request logs carries the id its answer does, at every level', async (t) => {
+  const lines: string[] = []
+  const sink = new Writable({ write (chunk, _encoding, done) { lines.push(String(chunk)); done() } })
+  // A plugin whose route logs at every level through the request's logger (made when first used).
+  const chatty: FastifyPluginCallback = fastifyPlugin((app, _options, done) => {
+    app.get('/api/chatty/', { schema: { hide: true } }, (request, reply) => {
+      for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const) request.log[level](level)
+      request.log.child({ part: 'child' }).info('child')
+      request.log.silent('never')
+      reply.header('x-level', request.log.level).send(Buffer.from('{"detail":"logged"}'))
+    })
+    done()
+  })
+  const { app } = await build(t, { logger: pino({ level: 'trace' }, sink), plugins: [chatty] })
+  const reply = await app.inject({ url: '/api/chatty/', headers: { host: 'inventory.test' } })
+  t.equal(reply.headers['x-level'], 'trace')
+  const logged = lines.map((line) => JSON.parse(line))
+  t.same(logged.map((line) => line.msg), ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'child'])
+  t.same(new Set(logged.map((line) => line.reqId)), new Set([reply.headers['x-request-id']]), 'each with the answer\'s id')
+  t.equal(logged.at(-1).part, 'child')
 })

@@ -5,7 +5,7 @@ import { exchange } from './http.ts'
 
 const sample = (text: string, line: string) => new RegExp(`^${line.replace(/[{}()[\].+*?^$|\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]
 
-t.test('METRICS=true: /metrics counts answers by route template and status, fast path included', async (t) => {
+t.test('METRICS=true: /metrics counts answers by route template and status, replays included', async (t) => {
   const { app, metrics, port } = await build(t, { env: { METRICS: 'true', ALLOWED_HOSTS: 'inventory.test' }, listen: true })
   metrics!.profileLoaded(0.012)
   t.notMatch((await inject(app, { url: '/metrics' })).body, /inventory_r(edis|q)_/, 'no Redis gauges without REDIS_URL')
@@ -17,7 +17,7 @@ t.test('METRICS=true: /metrics counts answers by route template and status, fast
     '/api/status/?format=api', '/api/status/?format=api', '/api/status/?format=api', '/api/nothing/', '/api/status/?format=xml']
   await exchange(port, [...paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: inventory.test\r\n\r\n`),
     'DELETE /api/extras/object-types/9/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n', 'DELETE /api/nothing/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n',
-    // The probes: answered before Fastify, and the one with a query by Fastify, under one route each.
+    // The probes, under one route each.
     'GET /healthz HTTP/1.1\r\nHost: 10.0.0.9\r\n\r\n', 'HEAD /readyz HTTP/1.1\r\nHost: 10.0.0.9\r\n\r\n', 'GET /readyz?probe HTTP/1.1\r\nHost: 10.0.0.9\r\n\r\n'])
   app.served.swap(new Catalog(DEFAULT_PROFILE))
 
@@ -61,4 +61,13 @@ t.test('METRICS=true: /metrics counts answers by route template and status, fast
 t.test('without METRICS there is no /metrics', async (t) => {
   const { app } = await build(t)
   t.same([(await get(app, '/metrics')).statusCode, (await get(app, '/metrics')).body], [404, '{"detail":"Not found."}'])
+})
+
+t.test('with ACCESS_LOG nothing is replayed, and /metrics reports no response cache', async (t) => {
+  const { app, replays } = await build(t, { env: { METRICS: 'true', ACCESS_LOG: 'true' } })
+  t.equal(replays, undefined)
+  const text = (await inject(app, { url: '/metrics' })).body
+  t.match(text, /^# TYPE http_requests_total counter$/m)
+  t.match(text, /^inventory_profile_generation 1$/m)
+  t.notMatch(text, /inventory_cache_/)
 })

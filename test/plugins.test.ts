@@ -68,3 +68,24 @@ t.test('a plugin that keeps its routes from being replayed has its onRequest hoo
     }
   }
 })
+
+t.test('a plugin\'s route is answered by Fastify each time, an object as JSON; one that strips the request id has it stripped from replays too', async (t) => {
+  const plugin: FastifyPluginCallback = fastifyPlugin((app, _options, done) => {
+    app.get('/api/greeting/', { schema: { hide: true } }, () => ({ detail: 'hello' }))
+    app.addHook('onSend', (request, reply, payload, next) => {
+      if (request.url === '/api/status/') reply.removeHeader('x-request-id')
+      next(null, payload)
+    })
+    done()
+  })
+  const { app, port, replays } = await build(t, { listen: true, plugins: [plugin] })
+  for (let i = 0; i < 3; i++) {
+    const greeting = await app.inject({ url: '/api/greeting/', headers: { host: 'inventory.test' } })
+    t.same([greeting.body, greeting.headers['content-type']], ['{"detail":"hello"}', 'application/json'])
+  }
+  t.equal(replays!.stats.admissions, 0, 'never kept: a route that renders no generation')
+  const [, second, replayed] = await exchange(port, [GET('/api/status/'), GET('/api/status/'), GET('/api/status/')])
+  t.equal(replays!.stats.hits, 1)
+  t.equal(replayed, second)
+  t.notMatch(replayed, /x-request-id/i)
+})

@@ -43,7 +43,7 @@ export interface Documents {
 
 /** A 200's body and, when it is not JSON, its Content-Type. */
 export interface Rendered {
-  readonly body: Buffer
+  readonly body: Buffer | string
   readonly contentType?: string
 }
 
@@ -117,7 +117,7 @@ function itemTailOf (suffix: string | undefined, format: string | undefined): st
 function itemsJson ({ catalog, base, params, format }: RenderContext): ItemsJson {
   return catalog.itemsJson(base + OBJECT_TYPES_PATH, itemTailOf(params.format, format))
 }
-const PAGE_END = Buffer.from(']}')
+const PAGE_END = ']}'
 
 /** An API root: what it leads to, by name, as absolute URLs. */
 function renderRoot (base: string, children: ReadonlyArray<readonly [string, string]>): Rendered {

@@ -32,10 +32,10 @@ export async function openApiDocuments (routes: readonly RouteOptions[], service
       components: { securitySchemes: SECURITY_SCHEMES },
     },
     // A shared schema is a component under its own `$id` (ObjectType), as in the reference's document.
-    refResolver: { buildLocalReference: (json, _base, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}` },
+    refResolver: { buildLocalReference: (json) => json.$id as string },
   })
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema)
-  for (const { method, url, schema } of routes) app.route({ method, url, schema: schema!, handler: () => {} })
+  for (const { method, url, schema, handler } of routes) app.route({ method, url, schema: schema!, handler })
   await app.ready()
   const documents = { json: Buffer.from(JSON.stringify(app.swagger())), yaml: Buffer.from(app.swagger({ yaml: true })) }
   await app.close()

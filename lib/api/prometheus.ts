@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { cluster } from '../builtins.ts'
-import { askPrimary, type Metrics } from '../ops/metrics.ts'
+import type { Metrics } from '../ops/metrics.ts'
 import { cameAbsolute } from '../replay/target.ts'
 import { errors } from './errors.ts'
 
@@ -9,7 +8,8 @@ const METRICS_PATH = '/metrics'
 /**
  * Counts every answer Fastify sends (the service counts its replays) and serves GET /metrics
  * for Prometheus, outside /api/ and the OpenAPI document like the probes: scrapers address the
- * process by IP, so it answers any Host, and it needs no API token.
+ * process by IP, so it answers any Host, and it needs no API token. Only the type of Metrics is
+ * imported: prom-client is loaded when METRICS is set (process/server.ts), not by every replica.
  */
 export function registerMetrics (app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', (request, reply, done) => {
@@ -27,8 +27,7 @@ export function registerMetrics (app: FastifyInstance, metrics: Metrics): void {
       // also takes `/%6detrics` and `http://host/metrics` (docs/behaviour.md).
       if (request.url !== METRICS_PATH || cameAbsolute(request.raw)) throw errors.notFound()
       reply.header('content-type', metrics.registry.contentType)
-      // Under WORKERS > 1 a scrape reaches one worker: it answers for the whole service.
-      return cluster.isWorker ? askPrimary() : metrics.registry.metrics()
+      return metrics.scrape()
     },
   })
 }

@@ -155,9 +155,10 @@ function checks ({ formats }: Endpoint, tokens: ApiTokens | undefined): onReques
 function keepHook (replays: Replays | undefined): onSendHookHandler {
   return (request, reply, payload, done) => {
     const { generation } = request
-    // Every 200 of an endpoint is a Buffer; a plugin may have made it something else (a stream), which is not kept.
-    if (replays !== undefined && generation !== null && reply.statusCode === 200 && request.routeOptions.config.replay !== false && Buffer.isBuffer(payload)) {
-      replays.keep(request.raw, generation, request.routeOptions.url!, reply.getHeaders() as OutgoingHttpHeaders, payload)
+    // Every 200 of an endpoint is text or bytes; a plugin may have made it something else (a stream), which is not kept.
+    if (replays !== undefined && generation !== null && reply.statusCode === 200 && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
+      const { config, url } = request.routeOptions
+      if (config.replay !== false) replays.keep(request.raw, generation, url!, () => reply.getHeaders() as OutgoingHttpHeaders, payload)
     }
     done(null, payload)
   }

@@ -42,13 +42,22 @@ export class Metrics {
       // Read when scraped: nothing to do on the request path or on a reload.
       collect () { this.set(served.current.number) },
     }))
-    // The cache's own tallies, read when scraped: a hit costs nothing more for being counted.
-    const cacheStats = replays?.stats ?? { hits: 0, misses: 0, admissions: 0, evictions: 0 }
+    if (replays !== undefined) this.#reportCache(replays)
+    collectDefaultMetrics({ register: this.registry })
+    if (cluster.isWorker) {
+      // Answer the primary's requests for this worker's figures (see serveClusterMetrics).
+      AggregatorRegistry.setRegistries(this.registry)
+      new AggregatorRegistry() // eslint-disable-line no-new
+    }
+  }
+
+  /** The response cache's own tallies, read when scraped: a replay costs nothing more for being counted. */
+  #reportCache (replays: Replays): void {
     for (const [name, help, read] of [
-      ['inventory_cache_hits_total', 'Answers replayed from the response cache.', () => cacheStats.hits],
-      ['inventory_cache_misses_total', 'Answers Fastify made for a key the response cache did not hold.', () => cacheStats.misses],
-      ['inventory_cache_admissions_total', 'Answers the response cache kept (asked for before; once full, one in 64 or at its eighth miss).', () => cacheStats.admissions],
-      ['inventory_cache_evictions_total', 'Answers the response cache let go to make room.', () => cacheStats.evictions],
+      ['inventory_cache_hits_total', 'Answers replayed from the response cache.', () => replays.stats.hits],
+      ['inventory_cache_misses_total', 'Answers Fastify made for a key the response cache did not hold.', () => replays.stats.misses],
+      ['inventory_cache_admissions_total', 'Answers the response cache kept (asked for before; once full, one in 64 or at its eighth miss).', () => replays.stats.admissions],
+      ['inventory_cache_evictions_total', 'Answers the response cache let go to make room.', () => replays.stats.evictions],
     ] as const) {
       let reported = 0
       this.registry.registerMetric(new Counter({
@@ -65,26 +74,25 @@ export class Metrics {
       name: 'inventory_cache_bytes',
       help: 'Memory the response cache holds: keys, bodies and the overhead of each entry.',
       registers: [],
-      collect () { this.set(replays?.bytes ?? 0) },
+      collect () { this.set(replays.bytes) },
     }))
     this.registry.registerMetric(new Gauge({
       name: 'inventory_cache_max_bytes',
       help: 'What the response cache may hold (CACHE_MAX_MB, or a share of the V8 heap limit).',
       registers: [],
-      collect () { this.set(replays?.maxBytes ?? 0) },
+      collect () { this.set(replays.maxBytes) },
     }))
-    collectDefaultMetrics({ register: this.registry })
-    if (cluster.isWorker) {
-      // Answer the primary's requests for this worker's figures (see serveClusterMetrics).
-      AggregatorRegistry.setRegistries(this.registry)
-      new AggregatorRegistry() // eslint-disable-line no-new
-    }
   }
 
   /** One answer: `route` is the route's template (`/api/extras/object-types/:id/`), or `unmatched`. */
   answered (route: string, method: string, status: number, seconds: number): void {
     this.#requests.inc({ route, method, status })
     this.#duration.observe({ route }, seconds)
+  }
+
+  /** The text of a scrape: this process's figures, or under WORKERS > 1 the whole service's (a scrape reaches one worker). */
+  scrape (): Promise<string> {
+    return cluster.isWorker ? askPrimary() : this.registry.metrics()
   }
 
   profileLoaded (seconds: number): void {
@@ -133,7 +141,7 @@ const waiting = new Map<number, (text: string) => void>()
 let nextRequest = 0
 
 /** In a worker: every worker's figures, added up by the primary. */
-export function askPrimary (): Promise<string> {
+function askPrimary (): Promise<string> {
   if (nextRequest === 0) {
     process.on('message', (message) => {
       // prom-client's own requests come this way too.

@@ -9,7 +9,7 @@ export interface Kept {
   /** The template of the route that answered it, for metrics. */
   readonly route: string
   readonly body: Buffer
-  readonly etag: string | undefined
+  readonly etag: string
   /** Name, value, name, value…: Node writes a flat list as it is, the fastest form. */
   readonly headers: readonly string[]
   /** The same without Content-Type and Content-Length: a 304 has no body to describe. */

@@ -46,15 +46,16 @@ export class Replays {
 
   /**
    * Offers Fastify's 200 to a request, made from `generation`: kept if the request is cacheable,
-   * the generation still served, and the cache admits it (see cache.ts).
+   * the generation still served, and the cache admits it (see cache.ts). `headers` are read only then.
    */
-  keep (request: IncomingMessage, generation: Generation, route: string, headers: OutgoingHttpHeaders, payload: Buffer): void {
+  keep (request: IncomingMessage, generation: Generation, route: string, headers: () => OutgoingHttpHeaders, payload: Buffer | string): void {
     const key = cacheKeyOf(request, this.#trustsProxies)
     if (key === undefined || generation !== this.#served.current) return
     const cache = this.#current()
-    const size = key.host.length + key.url.length + payload.length + ENTRY_OVERHEAD_BYTES
+    const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length
+    const size = key.host.length + key.url.length + length + ENTRY_OVERHEAD_BYTES
     if (!cache.admits(key, size)) return
-    cache.add(key, kept(route, headers, ownCopy(payload)), size)
+    cache.add(key, kept(route, headers(), ownCopy(payload, length)), size)
   }
 
   #current (): ResponseCache {
@@ -72,7 +73,7 @@ export class Replays {
  * of its own, or its 304 when If-None-Match names its tag. Node sends no body for HEAD.
  */
 export function replay (request: IncomingMessage, response: ServerResponse, kept: Kept): 200 | 304 {
-  if (kept.etag !== undefined && ifNoneMatches(request, kept.etag)) {
+  if (ifNoneMatches(request, kept.etag)) {
     response.writeHead(304, withId(kept.notModified, kept.notModifiedIdAt)).end()
     return 304
   }
@@ -91,7 +92,7 @@ function kept (route: string, given: OutgoingHttpHeaders, body: Buffer): Kept {
   const headers: string[] = []
   const notModified: string[] = []
   for (const [name, value] of Object.entries(given)) {
-    if (value === undefined || NOT_KEPT.has(name)) continue
+    if (NOT_KEPT.has(name)) continue
     for (const text of Array.isArray(value) ? value : [String(value)]) {
       headers.push(name, text)
       if (!OF_THE_BODY.has(name)) notModified.push(name, text)
@@ -101,7 +102,8 @@ function kept (route: string, given: OutgoingHttpHeaders, body: Buffer): Kept {
   return {
     route,
     body,
-    etag: given.etag as string | undefined,
+    // Every endpoint's 200 has one; were a plugin to remove it, the tag is none a client can name.
+    etag: String(given.etag),
     headers,
     notModified,
     idAt: headers.indexOf(REQUEST_ID) + 1 || -1,
@@ -111,11 +113,11 @@ function kept (route: string, given: OutgoingHttpHeaders, body: Buffer): Kept {
 
 /**
  * The payload in memory of its own, so that the cache holds exactly the bytes it counts and no
- * view keeps a catalog's rendering (or Node's 8 KiB pool slab) alive. A page is already one.
+ * view keeps a catalog's rendering (or Node's 8 KiB pool slab) alive.
  */
-function ownCopy (payload: Buffer): Buffer {
-  if (payload.byteOffset === 0 && payload.buffer.byteLength === payload.length) return payload
-  const body = Buffer.allocUnsafeSlow(payload.length)
-  payload.copy(body)
+function ownCopy (payload: Buffer | string, length: number): Buffer {
+  const body = Buffer.allocUnsafeSlow(length)
+  if (typeof payload === 'string') body.write(payload)
+  else payload.copy(body)
   return body
 }

@@ -155,8 +155,7 @@ const defaultCompilers = variant('default-compilers', {
 }, (script) => script.replace(' --external:@fastify/ajv-compiler --external:@fastify/fast-json-stringify-compiler', ''))
 /** A plugin registered before the routes, as lib/app.ts would register it. */
 const withPlugin = (name: string, module: string, options = '{}') => variant(name, {
-  'lib/app.ts': (text) => text.replace("import type { Logger } from 'pino'\n", `import type { Logger } from 'pino'\nimport plugin from '${module}'\n`)
-    .replace('  installHeaders(app)\n', `  app.register(plugin, ${options})\n  installHeaders(app)\n`),
+  'lib/app.ts': (text) => `import plugin from '${module}'\n` + text.replace('  installHeaders(app)\n', `  app.register(plugin, ${options})\n  installHeaders(app)\n`),
 })
 const eagerSwagger = withPlugin('eager-swagger', '@fastify/swagger', "{ openapi: { openapi: '3.0.3', info: { title: 'x', version: '1' } } }")
 const sensible = withPlugin('sensible', '@fastify/sensible')

@@ -1,6 +1,6 @@
 /**
  * How the service ships: `npm start` (package.json) and the image (Dockerfile) start Node with
- * this environment and these flags (test/bundle.test.ts holds all three equal), so that the
+ * this environment and these flags (test/process/bundle.test.ts holds all three equal), so that the
  * benchmarks measure the service as it ships. Both are read only at start-up.
  */
 

@@ -6,7 +6,7 @@ const load = nodeModule.createRequire(import.meta.url)
 /*
  * The built-ins that serving loads, with require() rather than import: an import reads every
  * export, which runs the lazy getters behind them (node:http's load undici, node:fs's its
- * promises API, node:v8's promise hooks). A start some 10 % shorter and 5 MiB less idle RSS
+ * promises API, node:v8's promise hooks): a shorter start and less idle memory
  * (docs/performance.md). node:crypto stays an import: required, it started no sooner.
  */
 

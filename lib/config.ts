@@ -132,8 +132,7 @@ const MiB = 1024 * 1024
  * A share of the heap V8 may grow to (which Node sizes from the container's memory limit, or
  * --max-old-space-size sets): the cache must leave room for the answers being made and their
  * garbage, or a small container runs out of heap under load. At most 4 MiB, some 470 full
- * pages: a load that fills the cache, then 1000 connections of new pages, peaked at 122–125
- * MiB of RSS with it and at 130–135 with 16 MiB (docs/performance.md).
+ * pages: what a full cache adds to the worst minute under load (docs/performance.md).
  */
 function defaultCacheBytes (): number {
   return Math.min(4 * MiB, Math.floor(v8.getHeapStatistics().heap_size_limit / 8))

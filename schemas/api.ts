@@ -67,7 +67,6 @@ export const Probe = Type.Object({
 /** GET /api/schema/: the OpenAPI document, as the reference declares it. */
 export const OpenApiDocument = Type.Record(Type.String(), Type.Unknown())
 
-
 export type Status = Static<typeof Status>
 export type ObjectType = Static<typeof ObjectType>
 export type ObjectTypePage = Static<typeof ObjectTypePage>

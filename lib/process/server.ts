@@ -76,9 +76,9 @@ export async function serve (): Promise<void> {
 
 /**
  * Turns V8's allocation-site pretenuring off once listening: a burst of connections held open (a
- * load test's 1000 clients) had V8 allocate every later request's objects in the old generation,
- * for good: a new page then cost 1.92x bare Node's CPU, not 1.34x, and the RSS peaked at 171 MiB,
- * not 122 (docs/performance.md). On the command line, the flag costs 14 ms of start-up.
+ * load test's clients) had V8 allocate every later request's objects in the old generation, for
+ * good, at a cost in CPU and memory (docs/performance.md). On the command line, the flag would
+ * cost start-up (Node's own code cache is then rejected).
  */
 function keepRequestsYoung (): void {
   v8.setFlagsFromString('--no-allocation-site-pretenuring')

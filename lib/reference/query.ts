@@ -9,9 +9,9 @@ export type QueryParams = Map<string, string[]>
 /** urllib.parse.parse_qs(query, keep_blank_values=True). */
 export function parseQuery (query: string): QueryParams {
   const params: QueryParams = new Map()
-  // Field by field, without split()'s array: 0.29 against 0.42 µs a query of three fields. Each
-  // field is cut out before looking for its '=': a search from the field on across a query of
-  // fields without one (`a&a&…`) grew with the square of its length.
+  // Field by field, without split()'s array, which is slower. Each field is cut out before
+  // looking for its '=': a search from the field on across a query of fields without one
+  // (`a&a&…`) grew with the square of its length.
   for (let start = 0; start < query.length;) {
     let end = query.indexOf('&', start)
     if (end === -1) end = query.length

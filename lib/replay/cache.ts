@@ -29,8 +29,7 @@ export const ENTRY_OVERHEAD_BYTES = 1536
 
 /**
  * The doorkeeper remembers up to 2^16 recently asked-for keys (fewer where two share a slot),
- * and how many times each was missed: a stream of 30 000 new queries a second overwrites a
- * slot every 2 s on average. 320 KiB.
+ * and how many times each was missed, in two arrays of that many slots.
  */
 const DOORKEEPER_BITS = 16
 
@@ -38,7 +37,7 @@ const DOORKEEPER_BITS = 16
  * When the cache is full, the share of newcomers (keys the doorkeeper saw before) it keeps.
  * A stream of new queries each sent a few times over (as by load generators whose threads
  * each count from 1) gets past the doorkeeper: this turns the cache over 64 times more
- * slowly; one in 16 still let such a load take RSS to 170-200 MiB (docs/performance.md).
+ * slowly; one in 16 still let such a load take too much memory (docs/performance.md).
  */
 const KEPT_WHEN_FULL = 1 / 64
 

@@ -38,7 +38,7 @@ type Connection = Socket & {
  * Stops Node's parser at the request that would be one answer too many (on its connection, or in
  * the process): the handler's -1 is the parser's "callback error", which ends the read there (no
  * request or response is made for the rest of it) and comes back as a client error, which closes
- * the connection. `parser` and `onIncoming` are node:http's own, not its API (test/hostile-clients.test.ts
+ * the connection. `parser` and `onIncoming` are node:http's own, not its API (test/server/hostile-clients.test.ts
  * fails without them; it runs on every Node version the project supports).
  */
 function boundWaitingAnswers (socket: Connection): void {

@@ -6,9 +6,9 @@ import type { Lifecycle } from './lifecycle.ts'
 
 /**
  * Listening sockets per address, sharing its port (SO_REUSEPORT). libuv accepts one connection
- * per listening socket per turn of the event loop, and with 1000 busy keep-alive connections a
- * turn takes 30–60 ms: through one socket new connections waited seconds under load. The kernel
- * spreads them over the sockets (docs/performance.md, 32 listening sockets).
+ * per listening socket per turn of the event loop, and a turn under load is long: through one
+ * socket new connections waited seconds. The kernel spreads them over the sockets
+ * (docs/performance.md, 32 listening sockets).
  */
 export const ACCEPTORS = 32
 /** Each socket's queue of connections not yet accepted (Linux caps it at net.core.somaxconn). */

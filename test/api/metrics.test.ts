@@ -1,0 +1,73 @@
+import t from 'tap'
+import { Catalog } from '../../lib/inventory/catalog.ts'
+import { build, DEFAULT_PROFILE, get, inject } from '../helper.ts'
+import { exchange } from '../http.ts'
+
+const sample = (text: string, line: string) => new RegExp(`^${line.replace(/[{}()[\].+*?^$|\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]
+
+t.test('METRICS=true: /metrics counts answers by route template and status, replays included', async (t) => {
+  const { app, metrics, port } = await build(t, { env: { METRICS: 'true', ALLOWED_HOSTS: 'inventory.test' }, listen: true })
+  metrics!.profileLoaded(0.012)
+  t.notMatch((await inject(app, { url: '/metrics' })).body, /inventory_r(edis|q)_/, 'no Redis gauges without REDIS_URL')
+  const polled = metrics!.redisPoll()
+  polled(3)
+  // Three of /7/ and of status: the first two rendered by Fastify (the cache keeps a page the
+  // second time it is asked for), the third from the cache.
+  const paths = ['/api/extras/object-types/7/', '/api/extras/object-types/7/', '/api/extras/object-types/7/', '/api/extras/object-types/8/',
+    '/api/status/?format=api', '/api/status/?format=api', '/api/status/?format=api', '/api/nothing/', '/api/status/?format=xml']
+  await exchange(port, [...paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: inventory.test\r\n\r\n`),
+    'DELETE /api/extras/object-types/9/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n', 'DELETE /api/nothing/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n',
+    // The probes, under one route each.
+    'GET /healthz HTTP/1.1\r\nHost: 10.0.0.9\r\n\r\n', 'HEAD /readyz HTTP/1.1\r\nHost: 10.0.0.9\r\n\r\n', 'GET /readyz?probe HTTP/1.1\r\nHost: 10.0.0.9\r\n\r\n'])
+  app.served.swap(new Catalog(DEFAULT_PROFILE))
+
+  const res = await inject(app, { url: '/metrics', headers: { host: '10.0.0.9:8080' } })
+  t.equal(res.statusCode, 200, 'any Host: scrapers use the IP')
+  t.match(res.headers['content-type'], 'text/plain; version=0.0.4')
+  const text = res.body
+  t.equal(sample(text, 'http_requests_total{route="/api/extras/object-types/:id/",method="GET",status="200"}'), '4')
+  t.equal(sample(text, 'http_requests_total{route="/api/status/",method="GET",status="200"}'), '3')
+  t.equal(sample(text, 'http_requests_total{route="/api/status/",method="GET",status="404"}'), '1')
+  t.equal(sample(text, 'http_requests_total{route="unmatched",method="GET",status="404"}'), '1')
+  t.equal(sample(text, 'http_requests_total{route="/api/extras/object-types/:id/",method="DELETE",status="405"}'), '1', 'a 405 is its path\'s route')
+  t.equal(sample(text, 'http_requests_total{route="unmatched",method="DELETE",status="404"}'), '1')
+  t.equal(sample(text, 'http_request_duration_seconds_count{route="/api/status/"}'), '4')
+  t.equal(sample(text, 'http_requests_total{route="/healthz",method="GET",status="200"}'), '1')
+  t.equal(sample(text, 'http_requests_total{route="/readyz",method="HEAD",status="200"}'), '1')
+  t.equal(sample(text, 'http_requests_total{route="/readyz",method="GET",status="200"}'), '1')
+  t.notMatch(text, /route="[^"]*(\?|\/7\/|nothing)/, 'labels are templates, never raw URLs')
+  t.equal(sample(text, 'inventory_profile_generation'), '2')
+  t.equal(sample(text, 'inventory_profile_load_seconds'), '0.012')
+  t.equal(sample(text, 'inventory_redis_up'), '1')
+  t.equal(sample(text, 'inventory_rq_workers'), '3')
+  t.ok(Number(sample(text, 'inventory_redis_last_poll_timestamp_seconds')) > 1.7e9)
+  t.ok(sample(text, 'process_cpu_user_seconds_total') !== undefined, "Node's process metrics")
+  t.equal(sample(text, 'inventory_cache_hits_total'), '2', 'the third /7/ and the third status')
+  t.equal(sample(text, 'inventory_cache_misses_total'), '5', '/7/ and status rendered twice, /8/ once')
+  t.equal(sample(text, 'inventory_cache_admissions_total'), '2', '/7/ and status kept the second time')
+  t.equal(sample(text, 'inventory_cache_evictions_total'), '0')
+  t.equal(sample(text, 'inventory_cache_bytes'), '0', 'the reload started an empty cache')
+  t.equal(sample(text, 'inventory_cache_max_bytes'), String(4 * 1024 * 1024))
+  await exchange(port, Array(3).fill('GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n'))
+  const again = (await inject(app, { url: '/metrics' })).body
+  t.equal(sample(again, 'inventory_cache_hits_total'), '3', 'counted across reloads')
+  t.equal(sample(again, 'inventory_cache_misses_total'), '7')
+  t.equal(sample(again, 'inventory_cache_admissions_total'), '3')
+  t.ok(Number(sample(again, 'inventory_cache_bytes')) > 1024)
+  polled(undefined)
+  t.equal(sample((await inject(app, { url: '/metrics' })).body, 'inventory_redis_up'), '0')
+})
+
+t.test('without METRICS there is no /metrics', async (t) => {
+  const { app } = await build(t)
+  t.same([(await get(app, '/metrics')).statusCode, (await get(app, '/metrics')).body], [404, '{"detail":"Not found."}'])
+})
+
+t.test('with ACCESS_LOG nothing is replayed, and /metrics reports no response cache', async (t) => {
+  const { app, replays } = await build(t, { env: { METRICS: 'true', ACCESS_LOG: 'true' } })
+  t.equal(replays, undefined)
+  const text = (await inject(app, { url: '/metrics' })).body
+  t.match(text, /^# TYPE http_requests_total counter$/m)
+  t.match(text, /^inventory_profile_generation 1$/m)
+  t.notMatch(text, /inventory_cache_/)
+})

@@ -1,0 +1,119 @@
+import t from 'tap'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { loadConfig } from '../../lib/config.ts'
+import { ApiTokens } from '../../lib/api/tokens.ts'
+import { API_HEADERS, build, get, inject } from '../helper.ts'
+import { raw } from '../http.ts'
+
+const GOOD = '0123456789abcdef0123456789abcdef01234567'
+const OTHER = 'second-token'
+
+function tokensFile (t: Parameters<typeof build>[0], text: string): string {
+  const file = join(t.testdir(), 'tokens')
+  writeFileSync(file, text)
+  return file
+}
+
+const locked = (t: Parameters<typeof build>[0], text = `# API tokens\n\n${GOOD}\n  ${OTHER}  \n`, listen = false) =>
+  build(t, { env: { LOGIN_REQUIRED: 'true', API_TOKENS_FILE: tokensFile(t, text) }, listen })
+
+const detail = (message: string) => JSON.stringify({ detail: message })
+const PATHS = ['/api/status/', '/api/extras/object-types/', '/api/extras/object-types/?limit=1&q=dcim', '/api/extras/object-types/7/']
+
+t.test('LOGIN_REQUIRED: every API path needs a known token; the reference\'s 403s otherwise', async (t) => {
+  const { app } = await locked(t)
+  const cases: Array<[string | undefined, number, string | undefined]> = [
+    [undefined, 403, 'Authentication credentials were not provided.'],
+    ['Basic dXNlcjpwYXNz', 403, 'Authentication credentials were not provided.'],
+    ['', 403, 'Authentication credentials were not provided.'],
+    ['Token', 403, 'Invalid token header. No credentials provided.'],
+    [`Token ${GOOD} extra`, 403, 'Invalid token header. Token string should not contain spaces.'],
+    ['Token wrong', 403, 'Invalid token'],
+    [`Token ${GOOD}x`, 403, 'Invalid token'],
+    [`Token ${GOOD.slice(1)}`, 403, 'Invalid token'],
+    [`Token ${GOOD}`, 200, undefined],
+    [`Bearer ${GOOD}`, 200, undefined],
+    [`token   ${OTHER}`, 200, undefined],
+    [`BEARER ${OTHER}`, 200, undefined],
+  ]
+  for (const path of PATHS) {
+    const open = await get(app, path, { authorization: `Token ${GOOD}` })
+    for (const [authorization, status, message] of cases) {
+      const res = await get(app, path, authorization === undefined ? {} : { authorization })
+      t.equal(res.statusCode, status, `${path} with ${authorization}`)
+      t.match(res.headers, API_HEADERS)
+      t.equal(res.body, message === undefined ? open.body : detail(message))
+    }
+  }
+  const options = await inject(app, { method: 'OPTIONS', url: '/api/status/', headers: { host: 'inventory.test' } })
+  t.same([options.statusCode, options.body], [403, detail('Authentication credentials were not provided.')], 'OPTIONS too')
+})
+
+t.test('the order of checks is the reference\'s: Host, format, token, method', async (t) => {
+  const { app } = await build(t, { env: { LOGIN_REQUIRED: 'true', API_TOKENS_FILE: tokensFile(t, GOOD), ALLOWED_HOSTS: 'inventory.test' } })
+  const send = async (method: 'GET' | 'POST', url: string, headers: Record<string, string> = {}) => {
+    const res = await inject(app, { method, url, headers: { host: 'inventory.test', ...headers } })
+    return [res.statusCode, res.body]
+  }
+  const token = { authorization: `Token ${GOOD}` }
+  t.same(await send('GET', '/api/status/', { host: 'evil.test' }), [400, detail('Invalid Host header.')], 'Host before the token')
+  t.same(await send('GET', '/api/status/?format=xml'), [404, detail('Not found.')], 'format before the token')
+  t.same(await send('POST', '/api/status/'), [403, detail('Authentication credentials were not provided.')], 'the token before the method')
+  t.same(await send('POST', '/api/status/', token), [405, detail('Method "POST" not allowed.')])
+  t.same(await send('GET', '/api/nothing/'), [404, detail('Not found.')], 'unknown paths need no token')
+  t.same(await send('GET', '/api/status'), [301, detail('Moved permanently.')], 'nor do redirects')
+  t.same(await send('GET', '/healthz'), [200, '{"status":"ok"}'], 'nor probes')
+})
+
+t.test('a cached answer is never served without a token', async (t) => {
+  const { replays, port } = await locked(t, undefined, true)
+  const ask = (authorization: string) =>
+    raw(port, `GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\n${authorization}Connection: close\r\n\r\n`)
+  for (let i = 0; i < 2; i++) t.match(await ask(`Authorization: Token ${GOOD}\r\n`), /^HTTP\/1\.1 200 OK\r\n/, 'answered, then cached')
+  t.ok(replays!.bytes > 0)
+  t.match(await ask(''), /^HTTP\/1\.1 403 Forbidden\r\n[^]*\{"detail":"Authentication credentials were not provided\."\}$/)
+  t.match(await ask('Authorization: Token nope\r\n'), /\{"detail":"Invalid token"\}$/)
+})
+
+t.test('a tokens file may be a JSON list', async (t) => {
+  const { app } = await locked(t, JSON.stringify([GOOD, OTHER]))
+  t.equal((await get(app, '/api/status/', { authorization: `Token ${OTHER}` })).statusCode, 200)
+  t.equal((await get(app, '/api/status/', { authorization: 'Token x' })).statusCode, 403)
+})
+
+t.test('without LOGIN_REQUIRED, the API is open and Authorization is not looked at', async (t) => {
+  const { app } = await build(t)
+  for (const authorization of [undefined, 'Token wrong', 'Basic x']) {
+    t.equal((await get(app, '/api/status/', authorization === undefined ? {} : { authorization })).statusCode, 200)
+  }
+})
+
+t.test('a bad tokens file names the file and the problem, never a token', async (t) => {
+  const dir = t.testdir()
+  const cases: Array<[string | undefined, string]> = [
+    [undefined, 'cannot be read (ENOENT: no such file or directory'],
+    ['\n# only a comment\n\n', 'holds no token'],
+    [`${GOOD}\nsecret with-space\n`, 'line 2: a token cannot contain white space'],
+    ['[ "secret-one", ', 'starts with [ but is not valid JSON'],
+    ['[]', 'the list: at least one token'],
+    ['["ok", "secret two"]', '/1: a token: no white space'],
+    ['["ok", 7]', '/1: a token: no white space'],
+  ]
+  for (const [index, [text, problem]] of cases.entries()) {
+    const file = join(dir, `tokens-${index}`)
+    if (text !== undefined) writeFileSync(file, text)
+    let message = ''
+    try {
+      t.fail(`${new ApiTokens(file).count} tokens read`)
+    } catch (error) {
+      message = (error as Error).message
+    }
+    t.ok(message.startsWith(`Bad tokens file ${file}: ${problem}`), message)
+    t.notMatch(message, 'secret')
+  }
+})
+
+t.test('LOGIN_REQUIRED and API_TOKENS_FILE come together (either alone: test/config.test.ts)', async (t) => {
+  t.equal(loadConfig({ LOGIN_REQUIRED: 'true', API_TOKENS_FILE: '/etc/tokens' }).apiTokensFile, '/etc/tokens')
+})

@@ -1,0 +1,115 @@
+import t from 'tap'
+import { Writable } from 'node:stream'
+import { pino } from 'pino'
+import type { FastifyInstance } from 'fastify'
+import { loadConfig } from '../../lib/config.ts'
+import { Catalog } from '../../lib/inventory/catalog.ts'
+import { pollRqWorkers } from '../../lib/inventory/rq-workers.ts'
+import { build, DEFAULT_PROFILE, get } from '../helper.ts'
+import { fetch, freePort } from '../http.ts'
+import { redisFor, startRedis, stopRedis } from '../redis.ts'
+import { logged, start } from '../service.ts'
+import { until } from '../wait.ts'
+
+/** Resolves once /api/status/ answers this worker count. */
+/** A logger whose messages are kept, in order. */
+function logLines () {
+  const lines: string[] = []
+  const logger = pino(new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(chunk).msg); done() } }))
+  return { lines, logger }
+}
+
+async function statusShows (app: FastifyInstance, expected: number): Promise<void> {
+  await until(`rq-workers-running ${expected}`, async () => JSON.parse((await get(app, '/api/status/')).body)['rq-workers-running'] === expected)
+}
+
+t.test('the RQ worker count comes from Redis, survives an outage and recovers', async (t) => {
+  const started = await redisFor(t)
+  const { port, admin } = started
+  let redis = started.redis
+  t.teardown(() => { redis.kill() })
+  const { lines, logger } = logLines()
+  const { app } = await build(t)
+  const served = app.served
+  const polls: Array<number | undefined> = []
+  const poll = pollRqWorkers(`redis://127.0.0.1:${port}`, 50, logger, {
+    changed: (count) => served.setWorkerCount(count),
+    polled: (count) => polls.push(count),
+  })
+  t.teardown(poll.close)
+
+  t.equal(JSON.parse((await get(app, '/api/status/')).body)['rq-workers-running'], 1, "the profile's count until Redis answers")
+  await statusShows(app, 0)
+  await admin.sadd('rq:workers', 'rq:worker:a', 'rq:worker:b', 'rq:worker:c')
+  await statusShows(app, 3)
+  await admin.srem('rq:workers', 'rq:worker:b')
+  await statusShows(app, 2)
+  t.pass('workers registered and removed show up in the next polls')
+
+  await stopRedis(redis)
+  await until('the outage logged', () => lines.some((line) => line.startsWith(`Redis at 127.0.0.1:${port} unreachable`)))
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal(lines.filter((line) => line.startsWith(`Redis at 127.0.0.1:${port} unreachable`)).length, 1, 'the outage is logged once')
+  t.match(lines.find((line) => line.startsWith(`Redis at 127.0.0.1:${port} unreachable`)), 'serving the last worker count, 2')
+  await statusShows(app, 2)
+
+  redis = await startRedis(port)
+  await admin.sadd('rq:workers', 'rq:worker:d')
+  await statusShows(app, 1)
+  t.equal(lines.filter((line) => line === 'Redis reachable again').length, 1, 'and the recovery')
+  t.ok(polls.includes(undefined) && polls.at(-1) === 1, 'every poll is reported, failed ones as undefined')
+
+  const etag = (await get(app, '/api/status/')).headers.etag
+  const reloaded = served.swap(new Catalog(DEFAULT_PROFILE))
+  t.equal(reloaded.catalog.profile.status['rq-workers-running'], 1, 'a reloaded profile is served with the live count')
+  t.equal((await get(app, '/api/status/')).headers.etag, etag)
+})
+
+t.test('Redis down from the start: logged once, the profile\'s count is served', async (t) => {
+  const { lines, logger } = logLines()
+  const port = await freePort()
+  const poll = pollRqWorkers(`redis://:secret@127.0.0.1:${port}`, 50, logger, { changed: () => t.fail('no count') })
+  t.teardown(poll.close)
+  await until('a log line', () => lines.length > 0)
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  t.equal(lines.length, 1)
+  t.equal(lines[0], `Redis at 127.0.0.1:${port} unreachable (connect ECONNREFUSED 127.0.0.1:${port}); serving the last worker count, the profile's`,
+    'refused connections said as such, with the address')
+})
+
+t.test('a Redis that answers with an error: its reply is logged, the last count stays', async (t) => {
+  const { port, admin } = await redisFor(t)
+  await admin.set('rq:workers', 'not a set')
+  const { lines, logger } = logLines()
+  const poll = pollRqWorkers(`redis://127.0.0.1:${port}`, 50, logger, { changed: () => t.fail('no count') })
+  t.teardown(poll.close)
+  await until('a log line', () => lines.length > 0)
+  t.match(lines[0], new RegExp(`^Redis at 127\\.0\\.0\\.1:${port} unreachable \\(WRONGTYPE .+\\); serving the last worker count, the profile's$`))
+})
+
+t.test('REDIS_URL must be a redis URL; the password never shows in the message', async (t) => {
+  t.equal(loadConfig({ REDIS_URL: 'redis://:secret@redis.internal:6379/2' }).redisUrl, 'redis://:secret@redis.internal:6379/2')
+  t.equal(loadConfig({}).rqPollIntervalMs, 2000)
+  for (const url of ['http://user:secret@redis.internal', 'redis://user:secret@']) {
+    t.throws(() => loadConfig({ REDIS_URL: url }), { message: /^REDIS_URL must be redis:\/\/.*; got "[a-z]+:\/\/user:\*\*\*@/ }, url)
+  }
+})
+
+t.test('REDIS_URL and METRICS: the live RQ worker count, the poll and reloads in /metrics', async (t) => {
+  const { port: redisPort, admin } = await redisFor(t)
+  await admin.sadd('rq:workers', 'rq:worker:1', 'rq:worker:2', 'rq:worker:3', 'rq:worker:4')
+  const server = await start(t, { REDIS_URL: `redis://127.0.0.1:${redisPort}`, RQ_POLL_INTERVAL_MS: '50', METRICS: 'true' })
+  const workers = async () => JSON.parse((await fetch(server.port, '/api/status/')).body)['rq-workers-running']
+  await until('rq-workers-running 4', async () => await workers() === 4)
+  server.child.kill('SIGHUP')
+  await logged(server, '"generation":2')
+  const metrics = (await fetch(server.port, '/metrics')).body
+  t.match(metrics, /^inventory_rq_workers 4$/m)
+  t.match(metrics, /^inventory_redis_up 1$/m)
+  t.match(metrics, /^inventory_profile_generation 2$/m)
+  t.match(metrics, /^inventory_profile_load_seconds 0\.\d+$/m)
+  t.match(metrics, /^http_requests_total\{route="\/api\/status\/",method="GET",status="200"\} \d+$/m)
+  t.equal(await workers(), 4, 'the reloaded profile with the live count')
+  server.child.kill('SIGTERM')
+  t.equal((await server.exited).code, 0, 'SIGTERM closes the Redis connection too')
+})

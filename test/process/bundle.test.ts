@@ -1,0 +1,127 @@
+import t from 'tap'
+import { execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { promisify } from 'node:util'
+import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../../bench/image.ts'
+import { exchange, fetch, freePort } from '../http.ts'
+import { reconnectingClients } from '../reconnecting.ts'
+import { command, logged, start } from '../service.ts'
+import { until } from '../wait.ts'
+
+/**
+ * What ships is not the source but the bundle `npm run bundle` makes of it (dist/service): the
+ * image holds that, the default profile and package.json (for `#data/*` and `"type": "module"`),
+ * and no node_modules. This builds it into a folder laid out like the image and holds it to the
+ * source's answers, including the parts it loads lazily (metrics, the Redis client). The bundle
+ * leaves out the packages Fastify loads only on demand (package.json's `bundle`): with no
+ * node_modules there, a start or an answer that needed one would fail.
+ */
+const ROOT = new URL('../..', import.meta.url).pathname
+const image = await mkdtemp(join(tmpdir(), 'inventory-bundle-'))
+t.teardown(() => rm(image, { recursive: true, force: true }))
+const META = join(image, 'dist/meta.json')
+await promisify(execFile)('npm', ['run', '--silent', 'bundle', '--', `--outdir=${join(image, 'dist/service')}`, `--metafile=${META}`], { cwd: ROOT, timeout: 60_000 })
+await cp(join(ROOT, 'data'), join(image, 'data'), { recursive: true })
+await cp(join(ROOT, 'package.json'), join(image, 'package.json'))
+
+t.test('the bundle, alone with the profile and package.json, answers byte for byte as the source does', async (t) => {
+  t.same((await readdir(image)).sort(), ['data', 'dist', 'package.json'], 'no node_modules beside it')
+  // One non-ASCII character in a licence comment made V8 keep the 1.6 MB chunk as a two-byte string.
+  const chunks = (await readdir(join(image, 'dist/service'))).filter((file) => file.endsWith('.js'))
+  const nonAscii = await Promise.all(chunks.map(async (file) => (await readFile(join(image, 'dist/service', file))).some((byte) => byte > 0x7f)))
+  t.same(nonAscii, chunks.map(() => false), `all ${chunks.length} chunks are ASCII, which V8 stores one byte per character`)
+
+  // Nothing listens at this Redis address: both log the refused connection and answer the same.
+  const redisPort = await freePort()
+  const env = { METRICS: 'true', REDIS_URL: `redis://127.0.0.1:${redisPort}` }
+  const bundle = await start(t, env, { script: join(image, 'dist/service/main.js') })
+  const source = await start(t, env)
+  const requests = [
+    '/api/status/',
+    '/api/extras/object-types/?limit=5&offset=10&ordering=-id',
+    '/api/extras/object-types/112/',
+    '/api/extras/object-types/?id=x',
+    '/api/schema/',
+  ].map((path) => `GET ${path} HTTP/1.1\r\nHost: inventory.test\r\n\r\n`)
+  const answers = await exchange(bundle.port, requests)
+  t.same(answers, await exchange(source.port, requests))
+  await logged(bundle, `Redis at 127.0.0.1:${redisPort} unreachable (connect ECONNREFUSED`)
+  t.match((await fetch(bundle.port, '/metrics')).body, 'http_requests_total{route="/api/status/",method="GET",status="200"} 1')
+
+  const healthcheck = spawn(process.execPath, [join(image, 'dist/service/healthcheck.js')], {
+    env: { PATH: process.env.PATH, PORT: String(bundle.port), HOST: '127.0.0.1' },
+    stdio: 'inherit',
+  })
+  t.same(await once(healthcheck, 'exit'), [0, null], 'the image healthcheck passes')
+
+  // The image's other commands are chunks of the same bundle.
+  t.same(await command(['validate', join(image, 'data/default-inventory.json')], {}, { script: join(image, 'dist/service/main.js') }), {
+    code: 0,
+    stdout: `${join(image, 'data/default-inventory.json')}: a valid profile, service-version 4.3.7, 163 object types\n`,
+    stderr: '',
+  })
+  const captured = await command(['capture', `http://127.0.0.1:${bundle.port}`], {}, { script: join(image, 'dist/service/main.js') })
+  t.equal(captured.code, 0, captured.stderr)
+  t.equal(JSON.parse(captured.stdout).objectTypes.length, 163)
+})
+
+t.test('serving loads Fastify, and no @fastify/swagger: its chunk is imported when the document is first asked for', async (t) => {
+  interface Output { entryPoint?: string, inputs: Record<string, unknown>, imports: Array<{ path: string, kind: string }> }
+  const outputs: Record<string, Output> = JSON.parse(await readFile(META, 'utf8')).outputs
+  const chunkOf = (entryPoint: string) => Object.keys(outputs).find((file) => outputs[file]!.entryPoint === entryPoint)!
+  const commands = chunkOf('lib/process/cli.ts')
+  t.same(outputs[chunkOf('lib/process/main.ts')]!.imports, [{ path: commands, kind: 'dynamic-import' }], 'the entry point imports the commands\' chunk alone')
+  // What the commands' chunk loads before it runs: itself and its static imports, transitively.
+  const loaded = new Set([commands])
+  for (const file of loaded) {
+    for (const { path, kind } of outputs[file]!.imports) if (kind === 'import-statement' && path in outputs) loaded.add(path)
+  }
+  const from = (file: string, name: string) => Object.keys(outputs[file]!.inputs).filter((input) => input.includes(`node_modules/${name}/`))
+  t.ok([...loaded].flatMap((file) => from(file, 'fastify')).length > 10, 'Fastify, which makes every answer')
+  t.same([...loaded].flatMap((file) => [...from(file, '@fastify/swagger'), ...from(file, 'yaml')]), [], 'none of @fastify/swagger and yaml')
+  t.ok(from(chunkOf('lib/api/openapi.ts'), '@fastify/swagger').length > 5, 'all of it in the document\'s chunk')
+})
+
+t.test('npm start and the image start the service with the Node flags and environment the benchmarks use', async (t) => {
+  const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8')
+  const entrypoint = /^ENTRYPOINT (.*)$/m.exec(dockerfile)
+  t.same(JSON.parse(entrypoint![1]!), ['node', ...IMAGE_NODE_FLAGS, 'dist/service/main.js'])
+  const environment = Object.entries(IMAGE_ENV).map(([name, value]) => `${name}=${value}`)
+  const runStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '))
+  t.same(/^ENV (.*)$/m.exec(runStage)![1]!.split(' ').filter((setting) => setting.split('=')[0]! in IMAGE_ENV), environment)
+  const { scripts } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'))
+  t.equal(scripts.start, `${environment.join(' ')} exec node ${IMAGE_NODE_FLAGS.join(' ')} dist/service/main.js`)
+})
+
+t.test('SIGTERM to `npm start`, as a supervisor sends it, drains the service and exits 0: no orphan, nothing dropped', async (t) => {
+  const port = await freePort()
+  const npm = spawn('npm', ['start'], {
+    cwd: image,
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), DRAIN_DELAY_MS: '300', SHUTDOWN_TIMEOUT_MS: '3000' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  npm.stdout.on('data', (chunk) => { output += chunk })
+  npm.stderr.on('data', (chunk) => { output += chunk })
+  const exited = once(npm, 'exit')
+  t.teardown(() => { npm.kill('SIGKILL') })
+  await until('the service to listen', () => output.includes('"msg":"Server listening at'))
+  const service = Number(/"pid":(\d+),[^\n]*"msg":"Server listening at/.exec(output)![1])
+  t.not(service, npm.pid, 'npm runs the service as a child')
+  const load = reconnectingClients(port, 100, exited)
+  await sleep(300)
+  npm.kill('SIGTERM')
+  const deadline = setTimeout(() => npm.kill('SIGKILL'), 10_000)
+  const [outcome, [code, signal]] = await Promise.all([load, exited])
+  clearTimeout(deadline)
+  t.same([code, signal], [0, null], 'npm exits 0, as the service did')
+  t.match(output, '"signal":"SIGTERM","drainDelayMs":300,"msg":"draining"')
+  t.throws(() => process.kill(service, 0), { code: 'ESRCH' }, 'the service is gone with npm')
+  t.same(outcome.problems, [])
+  t.equal(outcome.dropped, 0, `nothing dropped: ${outcome.answered} answered, ${outcome.refused} connects refused once it stopped accepting`)
+  t.ok(outcome.answered > 100)
+})

@@ -1,0 +1,64 @@
+import t from 'tap'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { reconnectingClients } from '../reconnecting.ts'
+import { STOPPED_AT_ONCE } from '../../lib/process/stopping.ts'
+import { start } from '../service.ts'
+
+// Shutdown under the load of keep-alive clients that connect again as soon as a connection
+// closes (HTTP client pools, load balancers' back-end pools): every request written to a
+// connection the service accepted gets its answer; connects after it stopped accepting are
+// refused. Each case: 100 clients, the signal 500 ms into the load, a drain delay of 500 ms.
+const CLIENTS = 100
+const DRAIN_DELAY_MS = 500
+/** The drain delay, the last-answer second and the shutdown timeout: exit 0 within these. */
+const SHUTDOWN_TIMEOUT_MS = 3000
+const BUDGET_MS = DRAIN_DELAY_MS + 1000 + SHUTDOWN_TIMEOUT_MS
+
+const cases = [
+  ['SIGTERM', 'one process', {}, false],
+  ['SIGINT', 'one process', {}, false],
+  ['SIGTERM', 'one process, to its process group', {}, true],
+  ['SIGTERM', 'WORKERS=2', { WORKERS: '2' }, false],
+  ['SIGTERM', 'WORKERS=2, to the process group', { WORKERS: '2' }, true],
+] as const
+
+for (const [signal, how, env, group] of cases) {
+  t.test(`${signal} to ${how} under ${CLIENTS} reconnecting keep-alive clients: nothing dropped, exit 0`, async (t) => {
+    const server = await start(t, { ...env, DRAIN_DELAY_MS: String(DRAIN_DELAY_MS), SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) }, { group })
+    const load = reconnectingClients(server.port, CLIENTS, server.exited)
+    await sleep(500)
+    const signalled = Date.now()
+    process.kill(group ? -server.child.pid! : server.child.pid!, signal)
+    // A supervisor that repeats SIGTERM changes nothing.
+    if (signal === 'SIGTERM') setTimeout(() => server.child.kill('SIGTERM'), 200)
+    // A service that does not exit within its budget (and a margin) fails here, not at tap's time-out.
+    const deadline = setTimeout(() => server.child.kill('SIGKILL'), BUDGET_MS + 5000)
+    const [outcome, { code }] = await Promise.all([load, server.exited])
+    clearTimeout(deadline)
+    const took = Date.now() - signalled
+    t.equal(code, 0)
+    t.ok(took >= DRAIN_DELAY_MS && took < BUDGET_MS, `exited ${took} ms after the signal, within ${DRAIN_DELAY_MS} to ${BUDGET_MS}`)
+    t.same(outcome.problems, [], 'every answer a 200, no drop')
+    t.equal(outcome.dropped, 0, 'no request dropped')
+    t.ok(outcome.answered > 1000, `${outcome.answered} answered`)
+    t.ok(outcome.closing >= CLIENTS, `${outcome.closing} answers carried Connection: close`)
+    t.comment(`${outcome.answered} answered, ${outcome.closing} with Connection: close, ${outcome.refused} connects refused, ${outcome.dropped} dropped`)
+  })
+}
+
+t.test('Ctrl-C: the first drains, a copy of it within half a second changes nothing, a second one stops at once', async (t) => {
+  const server = await start(t, { DRAIN_DELAY_MS: '10000' }, { group: true })
+  process.kill(-server.child.pid!, 'SIGINT')
+  // As npm forwards the terminal's SIGINT to the service it runs, a moment later (sent at once,
+  // the two would be one pending signal).
+  await sleep(100)
+  server.child.kill('SIGINT')
+  await sleep(600)
+  t.equal(server.child.exitCode, null, 'still draining')
+  process.kill(-server.child.pid!, 'SIGINT')
+  const { code, output } = await server.exited
+  t.equal(code, STOPPED_AT_ONCE)
+  t.equal(output.split('"signal":"SIGINT","drainDelayMs":10000,"msg":"draining: stopping in 11 s (the drain delay, then the last answers; ' +
+    'up to 21 s while requests are still running); press Ctrl-C again to stop at once"').length - 1, 1, 'the first says how long, and how to stop at once')
+  t.match(output, '"msg":"second Ctrl-C: stopping at once"')
+})

@@ -1,0 +1,199 @@
+import t from 'tap'
+import { ENTRY_OVERHEAD_BYTES, ResponseCache, type Kept } from '../../lib/replay/cache.ts'
+import { cacheKey, type CacheKey } from '../../lib/replay/cache-key.ts'
+import { build, get } from '../helper.ts'
+
+const KEY = cacheKey('inventory.test', '/api/extras/object-types/?limit=50&offset=50')
+/** A key of this URL and no Host: what the cache counts of it is the URL's length. */
+const k = (url: string) => cacheKey('', url)
+
+/** A kept answer of this body and tag. */
+const keptOf = (body: Buffer, etag: string): Kept => ({ route: '/', body, etag, headers: [], notModified: [], idAt: -1, notModifiedIdAt: -1 })
+
+/** Offers an answer for a key get() did not find, as the replays do. */
+function offer (cache: ResponseCache, key: CacheKey, kept: Kept): void {
+  const size = key.host.length + key.url.length + kept.body.length + ENTRY_OVERHEAD_BYTES
+  if (cache.admits(key, size)) cache.add(key, kept, size)
+}
+
+/** A URL missed twice (the second time only if the first did not keep it): past the doorkeeper. */
+function admit (cache: ResponseCache, url: string, kept: Kept): void {
+  const { admissions } = cache.stats
+  offer(cache, k(url), kept)
+  if (cache.stats.admissions === admissions) offer(cache, k(url), kept)
+}
+
+t.test('a page is kept the second time it is asked for, as one Buffer of its own', async (t) => {
+  const { app, replays } = await build(t)
+  const first = await get(app, '/api/extras/object-types/?limit=50&offset=50')
+  t.equal(replays!.bytes, 0, 'asked for once: not kept')
+  t.equal((await get(app, '/api/extras/object-types/?limit=50&offset=50')).body, first.body)
+  const bytes = replays!.bytes
+  t.equal(bytes, KEY.host.length + KEY.url.length + first.rawPayload.length + ENTRY_OVERHEAD_BYTES, 'asked for again: kept (Host, URL, body, overhead)')
+  // Through Fastify (inject): made again, and not kept twice.
+  const again = await get(app, '/api/extras/object-types/?limit=50&offset=50')
+  t.equal(again.body, first.body)
+  t.equal(replays!.bytes, bytes, 'kept once')
+  t.same(replays!.stats, { hits: 0, misses: 3, admissions: 1, evictions: 0 })
+  const { body } = replays!.find(again.raw.req)!
+  t.same([body.byteOffset, body.buffer.byteLength], [0, first.rawPayload.length], 'a Buffer of its own, the size of the page')
+  t.equal(body.toString(), first.body)
+  const otherHost = await get(app, '/api/extras/object-types/?limit=50&offset=50', { host: 'other.test' })
+  t.equal(JSON.parse(otherHost.body).next, 'http://other.test/api/extras/object-types/?limit=50&offset=100', 'keyed by base URL too')
+})
+
+t.test('URLs asked for once cost the cache nothing', async (t) => {
+  const { app, replays } = await build(t)
+  for (let i = 0; i < 500; i++) {
+    const res = await get(app, `/api/extras/object-types/?limit=50&n=${i}`)
+    if (i % 100 === 0) t.equal(JSON.parse(res.body).results.length, 50, `request ${i} is answered in full`)
+  }
+  t.equal(replays!.bytes, 0)
+  t.same(replays!.stats, { hits: 0, misses: 500, admissions: 0, evictions: 0 })
+})
+
+t.test('the cache stays under CACHE_MAX_MB whatever hosts, queries and ids clients send', async (t) => {
+  const { app, replays } = await build(t, { env: { CACHE_MAX_MB: '4' } })
+  const cap = 4 * 1024 * 1024
+  t.equal(replays!.maxBytes, cap)
+  // Each full list is about 28 KB, each asked for twice: 1000 distinct ones would be about 28 MB without the cap.
+  for (let i = 0; i < 1000; i++) {
+    for (let twice = 0; twice < 2; twice++) {
+      const res = await get(app, `/api/extras/object-types/?limit=0&probe=${i}`, { host: `h${i % 7}.test` })
+      if (i % 250 === 0) t.equal(JSON.parse(res.body).results.length, 163, `request ${i} is answered in full`)
+    }
+    if (replays!.bytes > cap) t.fail(`over the cap after ${i}`)
+  }
+  for (let id = 0; id < 1000; id++) {
+    await get(app, `/api/extras/object-types/${id % 200}/?n=${id}`)
+    await get(app, `/api/extras/object-types/${id % 200}/?n=${id}`)
+  }
+  t.ok(replays!.bytes <= cap, `${replays!.bytes} bytes held, cap ${cap}`)
+  t.ok(replays!.bytes > cap / 2, 'and it is used')
+  t.ok(replays!.stats.evictions > 0)
+  const page = JSON.parse((await get(app, '/api/extras/object-types/?limit=0&probe=0', { host: 'h0.test' })).body)
+  t.equal(page.results[0].url, 'http://h0.test/api/extras/object-types/23/', 'an evicted answer is rendered again')
+})
+
+t.test('the default budget is a share of the V8 heap limit, at most 4 MiB', async (t) => {
+  const { replays } = await build(t)
+  t.equal(replays!.maxBytes, 4 * 1024 * 1024, 'this test process has a heap of gigabytes')
+})
+
+t.test('scan resistance: 100 000 new queries do not push out 20 pages asked for all the time', async (t) => {
+  // 2 MiB of 10 KB pages: about 185 entries. Each hot page comes back every 100 requests.
+  const body = Buffer.alloc(10 * 1024, 'x')
+  const page = keptOf(body, '"tag"')
+  const hot = Array.from({ length: 20 }, (_, i) => `/api/extras/object-types/?limit=50&offset=${i * 50}`)
+  // Load generators whose threads each count from 1 send every new query several times.
+  for (const copies of [1, 2, 4]) {
+    const cache = new ResponseCache(2 * 1024 * 1024)
+    let hotRequests = 0
+    let hotHits = 0
+    const ask = (url: string) => {
+      const key = cacheKey('inventory.test', url)
+      const found = cache.get(key) !== undefined
+      if (!found) offer(cache, key, page)
+      return found
+    }
+    for (let i = 0; i < 100_000; i++) {
+      for (let copy = 0; copy < copies; copy++) ask(`/api/extras/object-types/?limit=50&n=${i}`)
+      if (i % 5 === 4) {
+        hotRequests++
+        if (ask(hot[(i - 4) / 5 % hot.length]!)) hotHits++
+      }
+    }
+    const ratio = hotHits / hotRequests
+    // With FIFO eviction in place of SIEVE: 62 % (twice) and 38 % (four times).
+    t.ok(ratio >= 0.95, `each new query sent ${copies === 1 ? 'once' : `${copies} times`}: hot set hit ratio ${(ratio * 100).toFixed(2)} %`)
+    t.ok(cache.bytes <= cache.maxBytes)
+    t.ok(cache.stats.hits >= hotHits, 'hits: the hot set\'s, and repeated new queries that got in')
+    t.equal(cache.stats.misses, 100_000 * copies + hotRequests - cache.stats.hits)
+    if (copies === 1) t.equal(cache.stats.admissions, 20, 'of the misses, only the hot pages were kept, once each')
+    else {
+      // About 185 pages fill the cache; then the copies after the first get past the
+      // doorkeeper, each kept one time in 64 (and none is missed eight times).
+      const expected = 185 + 100_000 * (1 - (63 / 64) ** (copies - 1))
+      t.ok(Math.abs(cache.stats.admissions / expected - 1) < 0.1, `${cache.stats.admissions} kept, about ${Math.round(expected)} expected`)
+    }
+  }
+})
+
+t.test('once full, the cache keeps one newcomer in 64, and always has room for the first', async (t) => {
+  const page = keptOf(Buffer.alloc(1000), '"a"')
+  // 100 entries of a 5-byte key and a 1000-byte body.
+  const entry = 5 + 1000 + ENTRY_OVERHEAD_BYTES
+  const cache = new ResponseCache(100 * entry)
+  for (let i = 0; i < 100; i++) admit(cache, `k${String(i).padStart(4, '0')}`, page)
+  t.same([cache.bytes, cache.stats.admissions, cache.stats.evictions], [100 * entry, 100, 0], 'filled, nothing evicted')
+  for (let i = 0; i < 12_800; i++) admit(cache, `n${i.toString(36).padStart(4, '0')}`, page)
+  const kept = cache.stats.admissions - 100
+  // Binomial(12 800, 1/64): 200 expected, standard deviation 14.
+  t.ok(kept > 140 && kept < 260, `${kept} of 12 800 kept`)
+  t.equal(cache.stats.evictions, kept, 'each one kept made room for itself')
+})
+
+t.test('once full, the cache keeps a page missed for the eighth time, and not before unless by chance', async (t) => {
+  const page = keptOf(Buffer.alloc(1000), '"a"')
+  const cache = new ResponseCache(3 * (1 + 1000 + ENTRY_OVERHEAD_BYTES))
+  for (const key of ['a', 'b', 'c']) admit(cache, key, page)
+  const random = Math.random
+  t.teardown(() => { Math.random = random })
+  // Never one of the 64 kept by chance.
+  Math.random = () => 0.5
+  for (let miss = 1; miss < 8; miss++) offer(cache, k('h'), page)
+  t.same([cache.get(k('h')), cache.stats.admissions], [undefined, 3], 'missed seven times: not kept')
+  offer(cache, k('h'), page)
+  t.same([cache.get(k('h')) !== undefined, cache.stats.admissions, cache.stats.evictions], [true, 4, 1], 'the eighth: kept, in place of another')
+  Math.random = () => 1 / 64 - 1e-9
+  offer(cache, k('n'), page)
+  offer(cache, k('n'), page)
+  t.ok(cache.get(k('n')) !== undefined, 'a newcomer missed twice, kept by chance')
+})
+
+t.test('when every older entry was asked for again, the newest one goes', async (t) => {
+  const page = keptOf(Buffer.alloc(1000), '"a"')
+  // Three entries of a 1-byte key and a 1000-byte body.
+  const cache = new ResponseCache(3 * (1 + 1000 + ENTRY_OVERHEAD_BYTES))
+  for (const key of ['a', 'b', 'c']) admit(cache, key, page)
+  for (const key of ['a', 'b', 'c']) cache.get(k(key))
+  // Full: keep offering until one newcomer is kept (by chance, or at its eighth miss).
+  while (cache.stats.admissions < 4) admit(cache, 'd', page)
+  while (cache.stats.admissions < 5) admit(cache, 'e', page)
+  t.same(['a', 'b', 'c', 'd', 'e'].map((key) => cache.get(k(key)) !== undefined), [false, true, true, false, true],
+    'd went (the hand cleared a, b and c on its way), then a, no longer marked')
+  t.equal(cache.stats.evictions, 2)
+})
+
+t.test('an answer larger than the whole cache is not kept', async (t) => {
+  const cache = new ResponseCache(64 * 1024)
+  admit(cache, 'small', keptOf(Buffer.alloc(1000), '"a"'))
+  admit(cache, 'huge', keptOf(Buffer.alloc(100 * 1024), '"b"'))
+  t.equal(cache.get(k('huge')), undefined)
+  t.ok(cache.get(k('small')) !== undefined, 'and nothing is evicted for it')
+})
+
+t.test('of two keys whose hashes share a slot, each gets its own answer or none', async (t) => {
+  // The cache's map is keyed by the top 30 bits of a key's hash: look for two keys that share
+  // them, of the same Host and other URLs, and of other Hosts and the same URL.
+  const sharingASlot = (keyOf: (n: number) => CacheKey): [CacheKey, CacheKey] => {
+    const bySlot = new Map<number, CacheKey>()
+    for (let n = 0; ; n++) {
+      const key = keyOf(n)
+      const other = bySlot.get(key.hash >>> 2)
+      if (other !== undefined) return [other, key]
+      bySlot.set(key.hash >>> 2, key)
+    }
+  }
+  for (const [first, second] of [
+    sharingASlot((n) => cacheKey('inventory.test', `/api/extras/object-types/?n=${n}`)),
+    sharingASlot((n) => cacheKey(`h${n}.test`, '/api/extras/object-types/')),
+  ]) {
+    const cache = new ResponseCache(64 * 1024)
+    for (let twice = 0; twice < 2; twice++) offer(cache, first, keptOf(Buffer.from('first'), '"1"'))
+    t.equal(cache.get(first)?.etag, '"1"', 'the first is kept')
+    t.equal(cache.get(second), undefined, `${second.host} ${second.url} does not get the answer of ${first.host} ${first.url}`)
+    for (let twice = 0; twice < 2; twice++) offer(cache, second, keptOf(Buffer.from('second'), '"2"'))
+    t.same([cache.get(second), cache.get(first)?.etag, cache.stats.admissions], [undefined, '"1"', 1], 'nor a place of its own: it is rendered each time')
+  }
+})

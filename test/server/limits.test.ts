@@ -1,0 +1,67 @@
+import t from 'tap'
+import { once } from 'node:events'
+import { connect } from 'node:net'
+import { build } from '../helper.ts'
+import { raw as exchange } from '../http.ts'
+
+const LIMITS = { HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '500', MAX_HEADER_SIZE: '2048' }
+
+async function listening (t: Parameters<typeof build>[0]) {
+  return (await build(t, { env: LIMITS, listen: true })).port
+}
+
+const errorAnswer = (status: string, detail: string) => {
+  const body = `{"detail":"${detail}"}`
+  return `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nVary: Accept\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`
+}
+
+t.test('a client that sends its headers byte by byte forever is cut off; others are served meanwhile', async (t) => {
+  const port = await listening(t)
+  const slow = connect(port, '127.0.0.1')
+  let answer = ''
+  slow.on('data', (chunk) => { answer += chunk })
+  slow.on('error', () => {})
+  const started = Date.now()
+  slow.write('GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\nX-Slow: ')
+  const drip = setInterval(() => slow.write('a'), 20)
+  const closed = new Promise<number>((resolve) => slow.on('close', () => resolve(Date.now() - started)))
+
+  const others: string[] = []
+  const deadline = Date.now() + 5000
+  while (!slow.closed) {
+    if (Date.now() > deadline) throw new Error('the slow client was never cut off')
+    others.push((await exchange(port, 'GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\nConnection: close\r\n\r\n')).slice(0, 15))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  clearInterval(drip)
+  const after = await closed
+  t.ok(after >= 500 && after < 2500, `cut off after ${after} ms (headers timeout 500 ms, checked every 500 ms)`)
+  t.equal(answer, errorAnswer('408 Request Timeout', 'Request timeout.'))
+  t.ok(others.length > 10, `${others.length} other requests meanwhile`)
+  t.same(new Set(others), new Set(['HTTP/1.1 200 OK']), 'each served at once')
+})
+
+t.test('oversized headers and URLs get a JSON 431, and the server goes on serving', async (t) => {
+  const port = await listening(t)
+  const tooLarge = errorAnswer('431 Request Header Fields Too Large', 'Request header fields too large.')
+  t.equal(await exchange(port, `GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\nX-Big: ${'x'.repeat(3000)}\r\n\r\n`), tooLarge, 'a header')
+  // Node counts the request line toward the same limit, so a URL past it is answered alike.
+  t.equal(await exchange(port, `GET /api/extras/object-types/?q=${'x'.repeat(3000)} HTTP/1.1\r\nHost: inventory.test\r\n\r\n`), tooLarge, 'a URL')
+  const many = Array.from({ length: 500 }, (_, i) => `X-H${i}: v\r\n`).join('')
+  t.equal(await exchange(port, `GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\n${many}\r\n`), tooLarge, 'many small headers')
+  t.match(await exchange(port, 'GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\nConnection: close\r\n\r\n'), /^HTTP\/1\.1 200 OK\r\n/)
+})
+
+t.test('idle keep-alive connections are closed after KEEP_ALIVE_TIMEOUT_MS', async (t) => {
+  const { port } = await build(t, { env: { KEEP_ALIVE_TIMEOUT_MS: '300' }, listen: true })
+  const socket = connect(port, '127.0.0.1')
+  socket.write('GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n')
+  let answer = ''
+  socket.on('data', (chunk) => { answer += chunk })
+  socket.setTimeout(5000, () => socket.destroy(new Error('the idle connection was never closed')))
+  const started = Date.now()
+  await once(socket, 'close')
+  t.match(answer, /^HTTP\/1\.1 200 OK\r\n[^]*\r\nKeep-Alive: timeout=0\r\n/)
+  const after = Date.now() - started
+  t.ok(after >= 250 && after < 3000, `closed after ${after} ms`)
+})

@@ -1,13 +1,14 @@
 import type { RequestListener, Server } from 'node:http'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginCallback, type FastifyRequest } from 'fastify'
 import fastifyPlugin from 'fastify-plugin'
-import type { Bindings, ChildLoggerOptions, LogFn, Logger } from 'pino'
+import type { Logger } from 'pino'
 import { SHARED_SCHEMAS } from '../schemas/api.ts'
 import { badUrlHandler, installErrorAnswers } from './api/errors.ts'
 import { installHeaders } from './api/headers.ts'
 import { baseUrlOf, installHostCheck } from './api/hosts.ts'
 import { registerProbes, type Readiness } from './api/probes.ts'
 import { registerMetrics } from './api/prometheus.ts'
+import { RequestLogger } from './api/request-logger.ts'
 import { lacksSlash, registerEndpoints, ROUTED_METHODS } from './api/routes.ts'
 import { SCHEMA_CONTROLLER } from './api/schema-controller.ts'
 import type { ApiTokens } from './api/tokens.ts'
@@ -59,40 +60,6 @@ function loggedRequest (tokens: ApiTokens | undefined) {
     remoteAddress: request.ip,
     remotePort: request.socket.remotePort,
   })
-}
-
-/**
- * A request's logger, made into pino's child of the app's logger (which binds the request id)
- * when the request first logs. Without ACCESS_LOG most requests never do, and a child made for
- * each cost more than any other part of Fastify's work for a request (docs/performance.md, Misses).
- */
-class RequestLogger {
-  readonly #parent: FastifyBaseLogger
-  readonly #bindings: Bindings
-  #child: FastifyBaseLogger | undefined
-
-  constructor (parent: FastifyBaseLogger, bindings: Bindings) {
-    this.#parent = parent
-    this.#bindings = bindings
-  }
-
-  get level (): string {
-    return this.#parent.level
-  }
-
-  #logger (): FastifyBaseLogger {
-    this.#child ??= this.#parent.child(this.#bindings)
-    return this.#child
-  }
-
-  fatal (...args: Parameters<LogFn>): void { this.#logger().fatal(...args) }
-  error (...args: Parameters<LogFn>): void { this.#logger().error(...args) }
-  warn (...args: Parameters<LogFn>): void { this.#logger().warn(...args) }
-  info (...args: Parameters<LogFn>): void { this.#logger().info(...args) }
-  debug (...args: Parameters<LogFn>): void { this.#logger().debug(...args) }
-  trace (...args: Parameters<LogFn>): void { this.#logger().trace(...args) }
-  silent (): void {}
-  child (bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger { return this.#logger().child(bindings, options) }
 }
 
 /**

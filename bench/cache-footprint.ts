@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http'
 import { parseArgs } from 'node:util'
 import { pino } from 'pino'
 import { ENDPOINTS } from '../lib/api/endpoints.ts'
+import { ApiTokens } from '../lib/api/tokens.ts'
 import { loadConfig } from '../lib/config.ts'
 import { Catalog } from '../lib/inventory/catalog.ts'
 import { DEFAULT_PROFILE_FILE, loadProfile } from '../lib/inventory/profile.ts'
@@ -25,7 +26,7 @@ const served = new Served(new Catalog(loadProfile(DEFAULT_PROFILE_FILE)))
 const replays = new Replays(served, config.cacheBytes, false)
 const base = 'http://bench.test'
 // The headers Fastify gives a page (its tag aside, the same for every page), as the keep hook reads them.
-const { app } = new Service({ config, served, logger: pino({ level: 'silent' }) })
+const { app } = new Service({ config, served, tokens: new ApiTokens(undefined, false), logger: pino({ level: 'silent' }) })
 const { headers } = await app.inject({ url: '/api/extras/object-types/', headers: { host: 'bench.test' } })
 await app.close()
 const list = ENDPOINTS.find((endpoint) => endpoint.path === '/api/extras/object-types/')!

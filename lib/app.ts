@@ -29,8 +29,8 @@ declare module 'fastify' {
 export interface AppOptions {
   config: Config
   served: Served
-  /** Set when LOGIN_REQUIRED (config.apiTokensFile) is set. */
-  tokens: ApiTokens | undefined
+  /** The known API tokens, and whether one is required. */
+  tokens: ApiTokens
   /** Set when METRICS is set. */
   metrics: Metrics | undefined
   /** Where 200s are kept to be replayed; undefined when nothing is (ACCESS_LOG). */
@@ -52,10 +52,10 @@ const ROUTER_OPTIONS = {
 }
 
 /** What a log line says of a request: Fastify's fields, with any known token in its URL masked. */
-function loggedRequest (tokens: ApiTokens | undefined) {
+function loggedRequest (tokens: ApiTokens) {
   return (request: FastifyRequest) => ({
     method: request.method,
-    url: tokens === undefined ? request.url : tokens.redact(request.url),
+    url: tokens.redact(request.url),
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket.remotePort,

@@ -25,7 +25,9 @@ export interface Config {
   maxHeaderSize: number
   drainDelayMs: number
   shutdownTimeoutMs: number
-  /** Set when LOGIN_REQUIRED: every API path needs one of these tokens. */
+  /** Every API path needs a known token (`Authorization: Token <key>`). */
+  loginRequired: boolean
+  /** The known tokens; unset, no key is known. */
   apiTokensFile?: string
   /** Where to read the live count of RQ workers; unset: the profile's count is served. */
   redisUrl?: string
@@ -78,10 +80,6 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
   // Every variable with a default now has a value.
   const given = values as Environment
   const hosts = allowedHosts(given.ALLOWED_HOSTS)
-  // Tokens that protect nothing would give a false sense of safety.
-  if (given.API_TOKENS_FILE !== undefined && given.LOGIN_REQUIRED !== 'true') {
-    throw new ConfigError(`API_TOKENS_FILE is read only with LOGIN_REQUIRED=true; set LOGIN_REQUIRED=true, or unset API_TOKENS_FILE (got ${JSON.stringify(given.API_TOKENS_FILE)})`)
-  }
   if (given.LOGIN_REQUIRED === 'true' && given.API_TOKENS_FILE === undefined) {
     throw new ConfigError('LOGIN_REQUIRED=true needs API_TOKENS_FILE, the path of the file of the tokens to accept')
   }
@@ -115,6 +113,7 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
     maxHeaderSize: Number(given.MAX_HEADER_SIZE),
     drainDelayMs: Number(given.DRAIN_DELAY_MS),
     shutdownTimeoutMs: Number(given.SHUTDOWN_TIMEOUT_MS),
+    loginRequired: given.LOGIN_REQUIRED === 'true',
     ...(given.API_TOKENS_FILE !== undefined && { apiTokensFile: given.API_TOKENS_FILE }),
     ...(given.REDIS_URL !== undefined && { redisUrl: redisUrl(given.REDIS_URL) }),
     rqPollIntervalMs: Number(given.RQ_POLL_INTERVAL_MS),

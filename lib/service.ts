@@ -17,8 +17,8 @@ export interface ServiceOptions {
   served: Served
   /** Where Fastify's 200s are kept and replayed from; none with ACCESS_LOG, which logs every request. */
   replays?: Replays
-  /** Required when LOGIN_REQUIRED (config.apiTokensFile) is set. */
-  tokens?: ApiTokens
+  /** The known API tokens (config.apiTokensFile) and whether one is required. */
+  tokens: ApiTokens
   /** Required when METRICS is set. */
   metrics?: Metrics
   logger: Logger
@@ -87,12 +87,13 @@ export class Service {
 }
 
 /** Replays the kept answer to a GET or HEAD, if there is one and the request's token passes; true when it did. */
-function replayed (request: IncomingMessage, response: ServerResponse, replays: Replays, tokens: ApiTokens | undefined, metrics: Metrics | undefined): boolean {
+function replayed (request: IncomingMessage, response: ServerResponse, replays: Replays, tokens: ApiTokens, metrics: Metrics | undefined): boolean {
   if (request.method !== 'GET' && request.method !== 'HEAD') return false
   const started = metrics === undefined ? 0n : process.hrtime.bigint()
-  const kept = replays.find(request)
   // A refused token goes to Fastify, which answers the 403.
-  if (kept === undefined || (tokens !== undefined && tokens.refusal(request) !== undefined)) return false
+  if (tokens.refusal(request) !== undefined) return false
+  const kept = replays.find(request)
+  if (kept === undefined) return false
   const status = replay(request, response, kept)
   metrics?.answered(kept.route, request.method, status, Number(process.hrtime.bigint() - started) / 1e9)
   return true

@@ -51,7 +51,7 @@ export async function build (t: Test, { env = {}, profile = DEFAULT_PROFILE, log
     config,
     served,
     ...(replays !== undefined && { replays }),
-    ...(config.apiTokensFile !== undefined && { tokens: new ApiTokens(config.apiTokensFile) }),
+    tokens: new ApiTokens(config.apiTokensFile, config.loginRequired),
     ...(metrics !== undefined && { metrics }),
     logger,
     plugins,

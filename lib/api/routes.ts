@@ -34,8 +34,8 @@ export const OTHER_METHODS = ROUTED_METHODS.filter((method) => !['GET', 'HEAD', 
 export interface EndpointOptions {
   served: Served
   sizes: PageSizes
-  /** Set when LOGIN_REQUIRED: a request without one of these tokens gets a 403. */
-  tokens: ApiTokens | undefined
+  /** A refused token (or none, where one is required) gets a 403. */
+  tokens: ApiTokens
   /** Where 200s are kept to be replayed; undefined when nothing is (ACCESS_LOG). */
   replays: Replays | undefined
 }
@@ -137,13 +137,13 @@ function send (request: FastifyRequest, reply: FastifyReply, generation: Generat
 }
 
 /** The endpoint's checks of a request, before its method's: `format` (404), then the token (403). */
-function checks ({ formats }: Endpoint, tokens: ApiTokens | undefined): onRequestHookHandler {
+function checks ({ formats }: Endpoint, tokens: ApiTokens): onRequestHookHandler {
   return (request, _reply, done) => {
     const { query, params } = request as ApiRequest
     // A path's `.json` suffix wins over the `format` parameter.
     const known = params.format === undefined ? formats.has(lastValue(query, 'format') ?? '') : params.format === 'json'
     if (!known) return done(errors.notFound())
-    const refusal = tokens?.refusal(request.raw)
+    const refusal = tokens.refusal(request.raw)
     done(refusal === undefined ? undefined : errors.forbidden(refusal))
   }
 }

@@ -14,23 +14,28 @@ export class TokensError extends Error {
   }
 }
 
-const SCHEMES = new Set(['token', 'bearer'])
+/** The reference's only scheme (DRF's TokenAuthentication keyword); any other is no credentials. */
+const SCHEME = 'token'
 
 const digest = (token: string) => createHash('sha256').update(token).digest()
 
 /**
- * The API tokens of LOGIN_REQUIRED, from a file re-read on demand (SIGHUP). Only their
- * SHA-256 digests are kept, and a presented token is compared with every one of them in
- * constant time, so neither the comparison nor a lookup tells how close a guess came.
+ * Token authentication as the reference does it (DRF's, keyword `Token`): every API request that
+ * presents a token is checked, login required or not, and an unknown one refused. The known
+ * tokens come from a file (none without one), re-read on demand (SIGHUP). Only their SHA-256
+ * digests are kept, and a presented token is compared with every one of them in constant time,
+ * so neither the comparison nor a lookup tells how close a guess came.
  */
 export class ApiTokens {
   #digests: readonly Buffer[]
 
-  readonly file: string
+  readonly file: string | undefined
+  readonly loginRequired: boolean
 
-  constructor (file: string) {
+  constructor (file: string | undefined, loginRequired: boolean) {
     this.file = file
-    this.#digests = readTokens(file)
+    this.loginRequired = loginRequired
+    this.#digests = file === undefined ? [] : readTokens(file)
   }
 
   get count (): number {
@@ -39,14 +44,17 @@ export class ApiTokens {
 
   /** Re-reads the file; on any problem, throws a TokensError and keeps the tokens it had. */
   reload (): void {
-    this.#digests = readTokens(this.file)
+    if (this.file !== undefined) this.#digests = readTokens(this.file)
   }
 
-  /** undefined when the request's Authorization header carries a known token; otherwise the reference's 403 message. */
+  /**
+   * undefined when the request may be answered: a known token, or none presented where login is
+   * not required; otherwise the reference's 403 message.
+   */
   refusal (request: IncomingMessage): string | undefined {
     const authorization = headerOf(request, 'authorization')
     const words = authorization === undefined ? [] : authorization.trim().split(/\s+/)
-    if (words.length === 0 || !SCHEMES.has(words[0]!.toLowerCase())) return MESSAGES.noCredentials
+    if (words.length === 0 || words[0]!.toLowerCase() !== SCHEME) return this.loginRequired ? MESSAGES.noCredentials : undefined
     if (words.length === 1) return MESSAGES.noTokenKey
     if (words.length > 2) return MESSAGES.tokenWithSpaces
     return this.#isKnown(words[1]!) ? undefined : MESSAGES.invalidToken

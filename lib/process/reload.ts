@@ -14,7 +14,7 @@ const SETTLE_MS = 100
 interface Reloadable {
   config: Pick<Config, 'profile' | 'profileWatch'>
   served: Served
-  tokens: ApiTokens | undefined
+  tokens: ApiTokens
   metrics: Metrics | undefined
   logger: Logger
 }
@@ -36,7 +36,7 @@ export function reloadOnChange ({ config, served, tokens, metrics, logger }: Rel
     }
   }
   const reloadTokens = () => {
-    if (tokens === undefined) return
+    if (tokens.file === undefined) return
     try {
       tokens.reload()
       logger.info({ apiTokens: tokens.count }, 'API tokens reloaded')

@@ -25,11 +25,11 @@ export async function serve (): Promise<void> {
   // Once, by the process that read the configuration first: a worker reads it again.
   if (cluster.isPrimary) for (const adjustment of config.adjusted) logger.warn(adjustment)
   let catalog: Catalog
-  let tokens: ApiTokens | undefined
+  let tokens: ApiTokens
   const started = process.hrtime.bigint()
   try {
     catalog = new Catalog(loadProfile(config.profile))
-    if (config.apiTokensFile !== undefined) tokens = new ApiTokens(config.apiTokensFile)
+    tokens = new ApiTokens(config.apiTokensFile, config.loginRequired)
   } catch (error) {
     return stop(logger, error)
   }
@@ -45,7 +45,7 @@ export async function serve (): Promise<void> {
     if (config.metrics) (await import('../ops/metrics.ts')).serveClusterMetrics()
     return superviseWorkers(config.workers, { PORT: String(port) }, config, logger)
   }
-  logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens?.count }, 'profile loaded')
+  logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens.count }, 'profile loaded')
 
   const served = new Served(catalog)
   // With per-request logs on, every request goes through Fastify to be logged: nothing is replayed.
@@ -53,7 +53,7 @@ export async function serve (): Promise<void> {
   // prom-client and ioredis cost start-up time and memory: loaded only when configured.
   const metrics = config.metrics ? new (await import('../ops/metrics.ts')).Metrics(served, replays) : undefined
   metrics?.profileLoaded(Number(process.hrtime.bigint() - started) / 1e9)
-  const service = new Service({ config, served, ...(replays !== undefined && { replays }), ...(tokens !== undefined && { tokens }), ...(metrics !== undefined && { metrics }), logger })
+  const service = new Service({ config, served, ...(replays !== undefined && { replays }), tokens, ...(metrics !== undefined && { metrics }), logger })
   if (config.redisUrl !== undefined) {
     const { pollRqWorkers } = await import('../inventory/rq-workers.ts')
     const poll = pollRqWorkers(config.redisUrl, config.rqPollIntervalMs, logger, {

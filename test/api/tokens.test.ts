@@ -33,9 +33,11 @@ t.test('LOGIN_REQUIRED: every API path needs a known token; the reference\'s 403
     [`Token ${GOOD}x`, 403, 'Invalid token'],
     [`Token ${GOOD.slice(1)}`, 403, 'Invalid token'],
     [`Token ${GOOD}`, 200, undefined],
-    [`Bearer ${GOOD}`, 200, undefined],
     [`token   ${OTHER}`, 200, undefined],
-    [`BEARER ${OTHER}`, 200, undefined],
+    [`TOKEN ${OTHER}`, 200, undefined],
+    // `Token` is the reference's only scheme (4.3): any other presents no credentials.
+    [`Bearer ${GOOD}`, 403, 'Authentication credentials were not provided.'],
+    [`Tokens ${GOOD}`, 403, 'Authentication credentials were not provided.'],
   ]
   for (const path of PATHS) {
     const open = await get(app, path, { authorization: `Token ${GOOD}` })
@@ -82,11 +84,37 @@ t.test('a tokens file may be a JSON list', async (t) => {
   t.equal((await get(app, '/api/status/', { authorization: 'Token x' })).statusCode, 403)
 })
 
-t.test('without LOGIN_REQUIRED, the API is open and Authorization is not looked at', async (t) => {
-  const { app } = await build(t)
-  for (const authorization of [undefined, 'Token wrong', 'Basic x']) {
-    t.equal((await get(app, '/api/status/', authorization === undefined ? {} : { authorization })).statusCode, 200)
+t.test('without LOGIN_REQUIRED, the API is open, and a token presented is checked all the same, as the reference does', async (t) => {
+  const open = await build(t)
+  const known = await build(t, { env: { API_TOKENS_FILE: tokensFile(t, GOOD) } })
+  const cases: Array<[string | undefined, number, string | undefined]> = [
+    [undefined, 200, undefined],
+    ['Basic dXNlcjpwYXNz', 200, undefined],
+    [`Bearer ${GOOD}`, 200, undefined],
+    [`Token ${GOOD}`, 200, undefined],
+    ['Token wrong', 403, 'Invalid token'],
+    ['Token', 403, 'Invalid token header. No credentials provided.'],
+    ['Token a b', 403, 'Invalid token header. Token string should not contain spaces.'],
+  ]
+  const body = (await get(open.app, '/api/status/')).body
+  for (const [authorization, status, message] of cases) {
+    const headers = authorization === undefined ? {} : { authorization }
+    const res = await get(known.app, '/api/status/', headers)
+    t.same([res.statusCode, res.body], [status, message === undefined ? body : detail(message)], `a tokens file, ${authorization}`)
   }
+  // Without a tokens file no key is known, as on a reference with no tokens.
+  const unknown = await get(open.app, '/api/status/', { authorization: `Token ${GOOD}` })
+  t.same([unknown.statusCode, unknown.body], [403, detail('Invalid token')], 'no tokens file: every key is unknown')
+  t.equal((await get(open.app, '/api/status/', { authorization: `Bearer ${GOOD}` })).statusCode, 200, 'another scheme is no credentials')
+})
+
+t.test('a replay checks the token as Fastify does, login required or not', async (t) => {
+  const { port, replays } = await build(t, { listen: true })
+  const ask = (authorization: string) => raw(port, `GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\n${authorization}Connection: close\r\n\r\n`)
+  for (let i = 0; i < 3; i++) t.match(await ask(''), /^HTTP\/1\.1 200 OK\r\n/)
+  t.equal(replays!.stats.hits, 1, 'kept and replayed')
+  t.match(await ask('Authorization: Token nope\r\n'), /^HTTP\/1\.1 403 Forbidden\r\n[^]*\{"detail":"Invalid token"\}$/)
+  t.equal(replays!.stats.hits, 1, 'not replayed')
 })
 
 t.test('a bad tokens file names the file and the problem, never a token', async (t) => {
@@ -105,7 +133,7 @@ t.test('a bad tokens file names the file and the problem, never a token', async 
     if (text !== undefined) writeFileSync(file, text)
     let message = ''
     try {
-      t.fail(`${new ApiTokens(file).count} tokens read`)
+      t.fail(`${new ApiTokens(file, true).count} tokens read`)
     } catch (error) {
       message = (error as Error).message
     }
@@ -114,6 +142,8 @@ t.test('a bad tokens file names the file and the problem, never a token', async 
   }
 })
 
-t.test('LOGIN_REQUIRED and API_TOKENS_FILE come together (either alone: test/config.test.ts)', async (t) => {
-  t.equal(loadConfig({ LOGIN_REQUIRED: 'true', API_TOKENS_FILE: '/etc/tokens' }).apiTokensFile, '/etc/tokens')
+t.test('API_TOKENS_FILE is read with or without LOGIN_REQUIRED; LOGIN_REQUIRED needs it (test/config.test.ts)', async (t) => {
+  t.same(Object.entries(loadConfig({ API_TOKENS_FILE: '/etc/tokens' })).filter(([name]) => name === 'apiTokensFile' || name === 'loginRequired'),
+    [['loginRequired', false], ['apiTokensFile', '/etc/tokens']])
+  t.equal(loadConfig({ LOGIN_REQUIRED: 'true', API_TOKENS_FILE: '/etc/tokens' }).loginRequired, true)
 })

@@ -37,8 +37,8 @@ export interface Config {
   metrics: boolean
   /** Bytes of rendered answers the response cache may hold. */
   cacheBytes: number
-  /** What the service changed from what it was given, and why: warned of at start-up. */
-  adjusted: string[]
+  /** What the service changed from what it was given, and variables it ignores that look like its own: warned of at start-up. */
+  warnings: string[]
 }
 
 export class ConfigError extends Error {
@@ -91,10 +91,10 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
   }
   const paginateCount = Number(given.PAGINATE_COUNT)
   const maxPageSize = Number(given.MAX_PAGE_SIZE)
-  const adjusted: string[] = []
+  const warnings = misspelt(env)
   // As in the reference, the maximum never undercuts the default page size.
   if (maxPageSize < paginateCount) {
-    adjusted.push(`MAX_PAGE_SIZE=${maxPageSize} is below PAGINATE_COUNT=${paginateCount}: pages of up to ${paginateCount} items are served, as the reference does`)
+    warnings.push(`MAX_PAGE_SIZE=${maxPageSize} is below PAGINATE_COUNT=${paginateCount}: pages of up to ${paginateCount} items are served, as the reference does`)
   }
   return {
     port: Number(given.PORT),
@@ -121,8 +121,38 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
     accessLog: given.ACCESS_LOG === 'true',
     metrics: given.METRICS === 'true',
     cacheBytes: given.CACHE_MAX_MB === undefined ? defaultCacheBytes() : Number(given.CACHE_MAX_MB) * MiB,
-    adjusted,
+    warnings,
   }
+}
+
+/**
+ * A variable that is not one of the service's but looks like one (one letter off, two swapped,
+ * or two off in a long name): most likely a typo, which would otherwise leave a setting at its
+ * default unseen (`ALLOWED_HOST`, `LOGIN_REQUIERD`).
+ */
+function misspelt (env: NodeJS.ProcessEnv): string[] {
+  const known = new Set<string>(VARIABLES)
+  const warnings: string[] = []
+  for (const name of Object.keys(env)) {
+    if (known.has(name)) continue
+    const like = VARIABLES.find((variable) => distance(name, variable) <= (variable.length >= 10 ? 2 : 1))
+    if (like !== undefined) warnings.push(`${name} is not a setting of this service and is ignored: did you mean ${like}?`)
+  }
+  return warnings
+}
+
+/** Edits between two names: letters inserted, deleted, replaced, or two neighbours swapped. */
+function distance (a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => i === 0 ? j : j === 0 ? i : 0))
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      rows[i]![j] = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i]![j] = Math.min(rows[i]![j]!, rows[i - 2]![j - 2]! + 1)
+    }
+  }
+  return rows[a.length]![b.length]!
 }
 
 const MiB = 1024 * 1024

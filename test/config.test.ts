@@ -27,7 +27,7 @@ t.test('defaults', async (t) => {
     accessLog: false,
     metrics: false,
     cacheBytes: 4 * 1024 * 1024,
-    adjusted: [],
+    warnings: [],
   })
 })
 
@@ -80,7 +80,7 @@ t.test('every variable, set', async (t) => {
     accessLog: true,
     metrics: true,
     cacheBytes: 12 * 1024 * 1024,
-    adjusted: ['MAX_PAGE_SIZE=10 is below PAGINATE_COUNT=20: pages of up to 20 items are served, as the reference does'],
+    warnings: ['MAX_PAGE_SIZE=10 is below PAGINATE_COUNT=20: pages of up to 20 items are served, as the reference does'],
   })
   t.equal(loadConfig({ WORKERS: 'auto' }).workers, availableParallelism(), 'auto: one per available CPU')
   t.notOk('allowedHosts' in loadConfig({ ALLOWED_HOSTS: 'a.test,*' }), '* anywhere allows every host')
@@ -139,8 +139,20 @@ t.test('a bad value of each variable: its name, the value and what is accepted, 
 t.test('a maximum page size below the default page size is raised to it, and said so', async (t) => {
   const config = loadConfig({ MAX_PAGE_SIZE: '10', PAGINATE_COUNT: '50' })
   t.equal(config.maxPageSize, 50)
-  t.same(config.adjusted, ['MAX_PAGE_SIZE=10 is below PAGINATE_COUNT=50: pages of up to 50 items are served, as the reference does'])
-  t.same(loadConfig({}).adjusted, [], 'nothing adjusted by default')
+  t.same(config.warnings, ['MAX_PAGE_SIZE=10 is below PAGINATE_COUNT=50: pages of up to 50 items are served, as the reference does'])
+  t.same(loadConfig({}).warnings, [], 'nothing adjusted by default')
+})
+
+t.test('a variable that looks like one of the service\'s but is not gets a warning naming the one it resembles', async (t) => {
+  t.same(loadConfig({ PORTT: '9000', ALLOWED_HOST: 'a.test', LOGIN_REQUIERD: 'true', WORKER: '2', METRIC: 'true' }).warnings, [
+    'PORTT is not a setting of this service and is ignored: did you mean PORT?',
+    'ALLOWED_HOST is not a setting of this service and is ignored: did you mean ALLOWED_HOSTS?',
+    'LOGIN_REQUIERD is not a setting of this service and is ignored: did you mean LOGIN_REQUIRED?',
+    'WORKER is not a setting of this service and is ignored: did you mean WORKERS?',
+    'METRIC is not a setting of this service and is ignored: did you mean METRICS?',
+  ])
+  t.same(loadConfig({ HOME: '/root', HOSTNAME: 'pod-1', PATH: '/bin', LANG: 'C', TERM: 'xterm', NODE_ENV: 'production', KUBERNETES_PORT: 'tcp://10.0.0.1:443' }).warnings, [],
+    'the usual variables of a shell, a container or a pod say nothing')
 })
 
 t.test('help lists every variable with its default and what it accepts; the README\'s table agrees', async (t) => {

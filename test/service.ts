@@ -55,7 +55,8 @@ export function run (env: NodeJS.ProcessEnv, options: RunOptions = {}) {
   let output = ''
   child.stdout.on('data', (chunk) => { output += chunk })
   child.stderr.on('data', (chunk) => { output += chunk })
-  const exited = once(child, 'exit').then(([code]) => ({ code: code as number | null, output }))
+  // 'close', not 'exit': the last of its output may come after it has exited.
+  const exited = once(child, 'close').then(([code]) => ({ code: code as number | null, output }))
   return { child, exited, output: () => output }
 }
 

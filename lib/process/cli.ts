@@ -3,6 +3,7 @@ import { COMMANDS, wrongUsage } from './command.ts'
 import { help } from './help.ts'
 import { serve } from './server.ts'
 import { validateCommand } from './validate.ts'
+import { version } from './version.ts'
 
 /**
  * Runs the command a command line names: `serve` (the default) starts the service; `capture`
@@ -25,6 +26,10 @@ export async function run ([command = 'serve', ...args]: string[]): Promise<void
     case '--help':
     case '-h':
       process.stdout.write(help())
+      break
+    case 'version':
+    case '--version':
+      process.stdout.write(`${version()}\n`)
       break
     default:
       process.exitCode = wrongUsage(`unknown command ${JSON.stringify(command)}`, Object.values(COMMANDS).map((c) => c.usage).join(' | '))

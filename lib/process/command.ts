@@ -33,4 +33,5 @@ export const COMMANDS = {
   },
   validate: { usage: 'validate <profile-file>', summary: 'check a profile file as start-up does' },
   help: { usage: 'help', summary: 'this text (also --help, -h)' },
+  version: { usage: 'version', summary: 'the version of the service (also --version)' },
 } as const

@@ -1,4 +1,5 @@
-import { pino, type Logger } from 'pino'
+import type { AddressInfo } from 'node:net'
+import { pino } from 'pino'
 import { ApiTokens } from '../api/tokens.ts'
 import { ConfigError, hostProblem, loadConfig, type Config } from '../config.ts'
 import { cluster, v8 } from '../builtins.ts'
@@ -11,6 +12,7 @@ import { reportListening, superviseWorkers } from './cluster.ts'
 import { warnWhenOutOfDescriptors } from './descriptors.ts'
 import { reservePort } from '../server/listen.ts'
 import { reloadOnChange } from './reload.ts'
+import { version } from './version.ts'
 import { closeOnSignal } from './shutdown.ts'
 
 /** `serve`: configuration, profile, service, listen. Anything wrong stops here, before a port is opened. */
@@ -19,11 +21,11 @@ export async function serve (): Promise<void> {
   try {
     config = loadConfig(process.env)
   } catch (error) {
-    return stop(pino(), error)
+    return stop(error)
   }
   const logger = pino({ level: config.logLevel })
   // Once, by the process that read the configuration first: a worker reads it again.
-  if (cluster.isPrimary) for (const adjustment of config.adjusted) logger.warn(adjustment)
+  if (cluster.isPrimary) for (const warning of config.warnings) logger.warn(warning)
   let catalog: Catalog
   let tokens: ApiTokens
   const started = process.hrtime.bigint()
@@ -31,7 +33,7 @@ export async function serve (): Promise<void> {
     catalog = new Catalog(loadProfile(config.profile))
     tokens = new ApiTokens(config.apiTokensFile, config.loginRequired)
   } catch (error) {
-    return stop(logger, error)
+    return stop(error)
   }
   if (cluster.isPrimary && config.workers > 1) {
     // Configuration, profile, tokens and port are checked here, so a bad one stops before any
@@ -40,7 +42,7 @@ export async function serve (): Promise<void> {
     try {
       port = await reservePort(config.port, config.host)
     } catch (error) {
-      return cannotListen(logger, error, config.host)
+      return cannotListen(error, config.host)
     }
     if (config.metrics) (await import('../ops/metrics.ts')).serveClusterMetrics()
     return superviseWorkers(config.workers, { PORT: String(port) }, config, logger)
@@ -67,8 +69,20 @@ export async function serve (): Promise<void> {
   try {
     await service.listen(config.port, config.host)
   } catch (error) {
-    cannotListen(logger, error, config.host)
+    cannotListen(error, config.host)
   }
+  logger.info({
+    version: version(),
+    port: (service.server.address() as AddressInfo).port,
+    host: config.host,
+    workers: config.workers,
+    cacheMiB: config.cacheBytes / 2 ** 20,
+    allowedHosts: config.allowedHosts ?? '*',
+    loginRequired: config.loginRequired,
+    apiTokens: tokens.count,
+    profile: config.profile,
+    generation: served.current.number,
+  }, 'serving')
   keepRequestsYoung()
   warnWhenOutOfDescriptors(logger)
   if (cluster.isWorker) reportListening()
@@ -87,15 +101,16 @@ function keepRequestsYoung (): void {
 /**
  * Start-up failed: loading throws only ConfigError (exit 2), ProfileError and TokensError (exit 1),
  * whose messages say what to fix; listening fails with the system's reason (EADDRINUSE…, exit 1).
- * Exit at once: in a worker, the channel to the primary would otherwise keep the process alive.
- * (pino writes synchronously.)
+ * One plain line on stderr, for the person starting it, nothing on stdout. Exit at once: in a
+ * worker, the channel to the primary would otherwise keep the process alive (a pipe's writes are
+ * synchronous).
  */
-function stop (logger: Logger, error: unknown): never {
-  logger.fatal((error as Error).message)
+function stop (error: unknown): never {
+  process.stderr.write(`${(error as Error).message}\n`)
   process.exit(error instanceof ConfigError ? error.exitCode : 1)
 }
 
 /** Binding failed: an unusable HOST names the setting to fix, anything else (EADDRINUSE…) is the system's reason. */
-function cannotListen (logger: Logger, error: unknown, host: string): never {
-  stop(logger, hostProblem(error as NodeJS.ErrnoException, host) ?? error)
+function cannotListen (error: unknown, host: string): never {
+  stop(hostProblem(error as NodeJS.ErrnoException, host) ?? error)
 }

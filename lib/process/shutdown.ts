@@ -17,6 +17,8 @@ export function closeOnSignal (service: Service, timing: Timing): void {
   const grace = closeWithGrace({
     delay: shutdownBudgetMs(timing),
     logger,
+    onTimeout: () => logger.error({ exitCode: 1, shutdownTimeoutMs: timing.shutdownTimeoutMs },
+      `stopped: requests were still running when SHUTDOWN_TIMEOUT_MS (${timing.shutdownTimeoutMs} ms) was up, after the drain delay and the last answers; they were cut (exit code 1)`),
     // The signals are read below; SIGHUP means "re-read your files" here, not "stop".
     skip: ['SIGHUP', 'SIGINT', 'SIGTERM'],
   }, async ({ err }) => {
@@ -57,4 +59,5 @@ async function drainAndClose (service: Service, { drainDelayMs }: Timing): Promi
   // 4. Idle connections are closed, requests in flight finish, then what the service started stops.
   service.logger.info('closing')
   await service.close()
+  service.logger.info({ exitCode: 0 }, 'stopped: every request answered (exit code 0)')
 }

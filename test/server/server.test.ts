@@ -7,7 +7,7 @@ import { networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fetch, raw } from '../http.ts'
-import { childEnv, run, start, TYPESCRIPT } from '../service.ts'
+import { childEnv, command, run, start, TYPESCRIPT } from '../service.ts'
 import { until } from '../wait.ts'
 
 const get = (port: number, path: string) => fetch(port, path)
@@ -75,6 +75,7 @@ t.test('SIGTERM: /readyz turns 503 at once, the API serves through the drain del
   t.ok(Date.now() - signalled >= 400 + 1000, 'after the drain delay and the last-answer grace')
   t.match(output, '"signal":"SIGTERM","drainDelayMs":400,"msg":"draining"')
   t.match(output, '"msg":"closing"')
+  t.match(output, '"exitCode":0,"msg":"stopped: every request answered (exit code 0)"}\n', 'a line says it stopped, and how')
 })
 
 t.test('SIGTERM: what is still open after SHUTDOWN_TIMEOUT_MS is cut, exit 1', async (t) => {
@@ -88,21 +89,28 @@ t.test('SIGTERM: what is still open after SHUTDOWN_TIMEOUT_MS is cut, exit 1', a
   server.child.kill('SIGTERM')
   const { code, output } = await server.exited
   t.equal(code, 1)
-  t.match(output, 'killed by timeout (1300ms)')
+  t.match(output, '"exitCode":1,"shutdownTimeoutMs":300,"msg":"stopped: requests were still running when SHUTDOWN_TIMEOUT_MS (300 ms) was up, after the drain delay and the last answers; they were cut (exit code 1)"}')
+  t.notMatch(output, 'killed by timeout')
   t.ok(Date.now() - signalled >= 1300, 'after the grace and the shutdown timeout')
 })
 
-t.test('bad configuration (exit 2) or a bad profile (exit 1) stops start-up with one line', async (t) => {
-  const config = await run({ PAGINATE_COUNT: 'many' }).exited
-  t.equal(config.code, 2)
-  t.match(config.output, /^\{"level":60,[^\n]*"msg":"PAGINATE_COUNT must be a whole number from 1 up; got \\"many\\""\}\n$/)
-
+t.test('bad configuration (exit 2) or a bad profile (exit 1) stops start-up with one plain line on stderr, nothing on stdout', async (t) => {
+  t.same(await command([], { PAGINATE_COUNT: 'many' }), { code: 2, stdout: '', stderr: 'PAGINATE_COUNT must be a whole number from 1 up; got "many"\n' })
   const file = join(t.testdir(), 'profile.json')
   writeFileSync(file, '{"status":{}}')
-  const profile = await run({ PROFILE: file }).exited
-  t.equal(profile.code, 1)
-  t.match(profile.output, `Bad profile ${file}: /objectTypes is missing; it must be a list of object types`)
-  t.notMatch(profile.output, 'listening')
+  t.same(await command([], { PROFILE: file }), { code: 1, stdout: '', stderr: `Bad profile ${file}: /objectTypes is missing; it must be a list of object types\n` })
+})
+
+t.test('version and --version print the version; start-up logs it with the settings in effect', async (t) => {
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+  for (const arg of ['version', '--version']) t.same(await command([arg]), { code: 0, stdout: `${version}\n`, stderr: '' }, arg)
+  const server = await start(t, { ALLOWED_HOSTS: 'a.test,.b.test', CACHE_MAX_MB: '8', PORTT: '1' })
+  await until('the start-up line', () => server.output().includes('"msg":"serving"'))
+  const lines = server.output().split('\n').filter((line) => line !== '').map((line) => JSON.parse(line))
+  t.equal(lines.find((line) => line.level === 40)?.msg, 'PORTT is not a setting of this service and is ignored: did you mean PORT?')
+  t.match(lines.find((line) => line.msg === 'serving'), {
+    version, port: server.port, host: '127.0.0.1', workers: 1, cacheMiB: 8, allowedHosts: ['a.test', '.b.test'], loginRequired: false, apiTokens: 0, generation: 1,
+  })
 })
 
 t.test('a Node older than 22.12 is refused at once with one line, by the service and by the test command', async (t) => {
@@ -118,7 +126,7 @@ t.test('a HOST the service cannot listen on is a configuration error', async (t)
   for (const host of ['no-such-host.invalid', '192.0.2.1']) {
     const { code, output } = await run({ HOST: host }).exited
     t.equal(code, 2, host)
-    t.match(output, `"msg":"HOST must be an address or host name of this machine; got \\"${host}\\" (`, host)
+    t.match(output.split('\n').at(-2), new RegExp(`^HOST must be an address or host name of this machine; got "${host.replaceAll('.', '\\.')}" \\(`), `${host}: the last line, plain`)
     t.notMatch(output, 'listening', host)
   }
 })

@@ -31,6 +31,11 @@ async function balance (t: Test, replicaPorts: readonly number[]): Promise<numbe
   return balancerPort
 }
 
+t.test('the example is valid as shipped, with none of its variables set', async (t) => {
+  const checked = spawnSync('haproxy', ['-c', '-f', CONFIG], { env: { PATH: process.env.PATH }, encoding: 'utf8' })
+  t.same([checked.status, checked.stdout.trim()], [0, 'Configuration file is valid'], checked.stderr)
+})
+
 t.test('behind HAProxy, a rolling restart of both replicas under keep-alive load fails no request', async (t) => {
   const replicaPorts = await Promise.all([freePort(), freePort()])
   const replica = (port: number) => start(t, { ...REPLICA_ENV, PORT: String(port) })

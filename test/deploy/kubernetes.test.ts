@@ -1,7 +1,7 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { readFileSync, symlinkSync } from 'node:fs'
+import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
 import { Deployment } from 'kubernetes-models/apps/v1'
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2'
@@ -76,29 +76,16 @@ t.test('the base\'s profile is the embedded default profile, byte for byte', asy
   t.equal(readFileSync(join(BASE, 'profile.json'), 'utf8'), readFileSync(DEFAULT_PROFILE_FILE, 'utf8'))
 })
 
-t.test('an overlay as the README shows it serves the user\'s own image and profile', async (t) => {
-  const overlay = t.testdir({
-    'kustomization.yaml': [
-      'resources:',
-      `  - ${relative(t.testdirName, BASE)}`,
-      'images:',
-      '  - name: inventory-status-api',
-      '    newName: registry.example.com/team/inventory-status-api',
-      '    newTag: "1.2.3"',
-      'configMapGenerator:',
-      '  - name: inventory-profile',
-      '    behavior: replace',
-      '    files:',
-      '      - profile.json=my-profile.json',
-      'generatorOptions:',
-      '  disableNameSuffixHash: true',
-      '',
-    ].join('\n'),
-    'my-profile.json': '{"mine":true}\n',
-  })
-  const built = kustomize(overlay)
+t.test('the README\'s overlay, where the README puts it (outside the repository, beside a clone), serves the user\'s own image and profile', async (t) => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+  const overlayYaml = /```yaml\n# my-deployment\/kustomization\.yaml[^\n]*\n([^]*?)```/.exec(readme)![1]!
+  // A folder outside the repository: the clone (a link to this one) and the overlay beside it.
+  const folder = t.testdir({ 'my-deployment': { 'kustomization.yaml': overlayYaml, 'my-profile.json': '{"mine":true}\n' } })
+  symlinkSync(new URL('../..', import.meta.url).pathname, join(folder, 'inventory-status-api'))
+  const built = kustomize(join(folder, 'my-deployment'))
   const deployment = built.find((object) => object.kind === 'Deployment')
   t.equal(deployment.spec.template.spec.containers[0].image, 'registry.example.com/team/inventory-status-api:1.2.3')
+  t.equal(deployment.spec.template.spec.containers[0].imagePullPolicy, 'IfNotPresent', 'an image loaded into kind or minikube is used, not pulled')
   const configMap = built.find((object) => object.kind === 'ConfigMap')
   t.same(configMap.data, { 'profile.json': '{"mine":true}\n' })
   t.equal(configMap.metadata.name, 'inventory-profile', 'the name the Deployment mounts')

@@ -107,7 +107,7 @@ export function buildApp ({ config, served, tokens, metrics, replays, readiness,
   app.register(fastifyPlugin((routes, _options, done) => {
     registerProbes(routes, readiness)
     if (metrics !== undefined) registerMetrics(routes, metrics)
-    registerEndpoints(routes, { served, sizes: config, tokens, replays })
+    registerEndpoints(routes, { served, sizes: config, statusKeys: config.statusKeys, tokens, replays })
     done()
   }))
   return [app, handler]

@@ -3,6 +3,7 @@ import { Check } from '@sinclair/typebox/value'
 import { setting, VARIABLES, type Environment, type Words } from '../schemas/config.ts'
 import type { Level } from 'pino'
 import { net, os, v8 } from './builtins.ts'
+import type { StatusKeys } from './inventory/catalog.ts'
 import { DEFAULT_PROFILE_FILE } from './inventory/profile.ts'
 
 export interface Config {
@@ -35,6 +36,8 @@ export interface Config {
   logLevel: Level | 'silent'
   accessLog: boolean
   metrics: boolean
+  /** The status's key names (see StatusKeys). */
+  statusKeys: StatusKeys
   /** Bytes of rendered answers the response cache may hold. */
   cacheBytes: number
   /** What the service changed from what it was given, and variables it ignores that look like its own: warned of at start-up. */
@@ -120,6 +123,7 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
     logLevel: given.LOG_LEVEL,
     accessLog: given.ACCESS_LOG === 'true',
     metrics: given.METRICS === 'true',
+    statusKeys: given.STATUS_KEYS,
     cacheBytes: given.CACHE_MAX_MB === undefined ? defaultCacheBytes() : Number(given.CACHE_MAX_MB) * MiB,
     warnings,
   }

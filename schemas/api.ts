@@ -16,6 +16,17 @@ export const Status = Type.Object({
   'service-version': Type.String(),
 }, { additionalProperties: false })
 
+/** GET /api/status/ with STATUS_KEYS=reference: the inventory service's own keys. */
+export const ReferenceStatus = Type.Object({
+  'django-version': Type.String(),
+  'installed-apps': Versions,
+  'netbox-version': Type.String(),
+  'netbox-full-version': Type.String(),
+  plugins: Versions,
+  'python-version': Type.String(),
+  'rq-workers-running': Type.Integer({ minimum: 0 }),
+}, { additionalProperties: false })
+
 /**
  * One item of GET /api/extras/object-types/, and GET /api/extras/object-types/<id>/: the
  * reference's component of this name, as its OpenAPI document declares it.

@@ -72,6 +72,11 @@ export const Environment = Type.Object({
   }),
   ACCESS_LOG: flag('true logs every request (about half the throughput)'),
   METRICS: flag('true serves Prometheus metrics at /metrics'),
+  STATUS_KEYS: Type.Union([Type.Literal('neutral'), Type.Literal('reference')], {
+    default: 'neutral',
+    description: 'the status\'s key names: the specification\'s (service-version…), or the inventory service\'s own (netbox-version…) for clients written for it',
+    accepts: 'neutral or reference',
+  }),
   CACHE_MAX_MB: Type.Optional(Type.String({
     pattern: '^[0-9]+$',
     description: 'MiB of rendered answers each process keeps',

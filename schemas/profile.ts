@@ -30,7 +30,9 @@ export const Profile = Type.Object({
     'rq-workers-running': Type.Integer({ minimum: 0, accepts: 'a whole number from 0 up' }),
     'runtime-version': Version,
     'service-version': Version,
-  }, { additionalProperties: false, accepts: 'an object of framework-version, installed-apps, plugins, rq-workers-running, runtime-version and service-version' }),
+    /** The full version (`4.3.7-Docker-3.3.0`), served as the reference's `netbox-full-version`; the version when absent. */
+    'service-full-version': Type.Optional(Version),
+  }, { additionalProperties: false, accepts: 'an object of framework-version, installed-apps, plugins, rq-workers-running, runtime-version, service-version and optionally service-full-version' }),
   objectTypes: Type.Array(ProfileObjectType, { accepts: 'a list of object types' }),
 }, { additionalProperties: false, accepts: 'an object of status and objectTypes' })
 

@@ -26,6 +26,7 @@ t.test('defaults', async (t) => {
     logLevel: 'info',
     accessLog: false,
     metrics: false,
+    statusKeys: 'neutral',
     cacheBytes: 4 * 1024 * 1024,
     warnings: [],
   })
@@ -54,6 +55,7 @@ t.test('every variable, set', async (t) => {
     LOG_LEVEL: 'debug',
     ACCESS_LOG: 'true',
     METRICS: 'true',
+    STATUS_KEYS: 'reference',
     CACHE_MAX_MB: '12',
     UNRELATED: 'ignored',
   }), {
@@ -79,6 +81,7 @@ t.test('every variable, set', async (t) => {
     logLevel: 'debug',
     accessLog: true,
     metrics: true,
+    statusKeys: 'reference',
     cacheBytes: 12 * 1024 * 1024,
     warnings: ['MAX_PAGE_SIZE=10 is below PAGINATE_COUNT=20: pages of up to 20 items are served, as the reference does'],
   })
@@ -126,6 +129,7 @@ t.test('a bad value of each variable: its name, the value and what is accepted, 
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace or silent; got "verbose"'],
     [{ ACCESS_LOG: 'yes' }, 'ACCESS_LOG must be true or false; got "yes"'],
     [{ METRICS: '1' }, 'METRICS must be true or false; got "1"'],
+    [{ STATUS_KEYS: 'netbox' }, 'STATUS_KEYS must be neutral or reference; got "netbox"'],
     [{ CACHE_MAX_MB: '0' }, 'CACHE_MAX_MB must be a whole number from 1 up; got "0"'],
     [{ CACHE_MAX_MB: '32M' }, 'CACHE_MAX_MB must be a whole number from 1 up; got "32M"'],
   ]

@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import YAML from 'yaml'
 import { ENDPOINTS, OPTIONS_SCHEMA, OTHER_METHODS_SCHEMA } from '../lib/api/endpoints.ts'
+import type { StatusKeys } from '../lib/inventory/catalog.ts'
 import { PROBE_PATHS } from '../lib/api/probes.ts'
 import { pathPattern, routeUrls } from '../lib/api/routes.ts'
 import { Detail, Probe, SHARED_SCHEMAS } from '../schemas/api.ts'
@@ -15,11 +16,11 @@ const REFUSED_BY_NODE = new Set([408, 417, 431])
 type Declared = TSchema | { type: 'null' } | { content: Record<string, { schema: TSchema }> }
 
 /** The schema a route declares for this answer (as its `response` says it); undefined for one without a body (a 304). */
-function declaredSchema (method: string, path: string, status: number): TSchema | undefined {
+function declaredSchema (method: string, path: string, status: number, statusKeys: StatusKeys = 'neutral'): TSchema | undefined {
   const route = ROUTES.find(({ pattern }) => pattern.test(path))
   if (route !== undefined && !REFUSED_BY_NODE.has(status)) {
     const declared = ((method === 'GET' || method === 'HEAD')
-      ? route.endpoint.schema.response
+      ? route.endpoint.schema(statusKeys).response
       : method === 'OPTIONS' ? OPTIONS_SCHEMA.response : OTHER_METHODS_SCHEMA.response) as Record<number, Declared>
     const response = declared[status]
     if (response === undefined) throw new Error(`${method} ${path}: ${route.endpoint.path} declares no ${status}`)
@@ -58,6 +59,8 @@ export function checkAnswer (method: string, url: string, status: number, conten
   } catch {
     throw new Error(`${method} ${url} -> ${status}: not ${yaml ? 'YAML' : 'JSON'}: ${body.slice(0, 200)}`)
   }
+  // The status under either naming of its keys (STATUS_KEYS), whichever the service was started with.
   const problems = [...Value.Errors(schema, SHARED_SCHEMAS, value)].map((error) => `${error.path}: ${error.message}`)
+  if (problems.length > 0 && path === '/api/status/' && status === 200 && Value.Check(declaredSchema(method, path, status, 'reference')!, value)) return
   if (problems.length > 0) throw new Error(`${method} ${url} -> ${status}: the body breaks its declared schema: ${problems.join('; ')}`)
 }

@@ -1,8 +1,8 @@
 import type { TSchema } from '@sinclair/typebox'
 import * as Type from '@sinclair/typebox'
 import type { FastifySchema } from 'fastify'
-import { ApiRoot, Description, Detail, FieldErrors, ObjectType, ObjectTypePage, OpenApiDocument, Status } from '../../schemas/api.ts'
-import type { Catalog } from '../inventory/catalog.ts'
+import { ApiRoot, Description, Detail, FieldErrors, ObjectType, ObjectTypePage, OpenApiDocument, ReferenceStatus, Status } from '../../schemas/api.ts'
+import type { Catalog, StatusKeys } from '../inventory/catalog.ts'
 import type { ItemsJson } from '../inventory/items-json.ts'
 import { filterOf } from '../reference/filters.ts'
 import { orderedObject, toJson } from '../reference/json.ts'
@@ -31,6 +31,7 @@ export interface RenderContext {
   readonly format: string | undefined
   readonly catalog: Catalog
   readonly sizes: PageSizes
+  readonly statusKeys: StatusKeys
   /** The OpenAPI document of the routes for this catalog (its version), made when first asked for (openapi.ts). */
   readonly documented: (catalog: Catalog) => Promise<Documents>
 }
@@ -47,6 +48,8 @@ export interface Rendered {
   readonly contentType?: string
 }
 
+export type EndpointSchema = FastifySchema & { operationId?: string, tags?: string[], description?: string, hide?: true, security?: unknown }
+
 export interface Endpoint {
   /** The route template, trailing slash included (`:name` for a parameter). */
   readonly path: string
@@ -59,8 +62,11 @@ export interface Endpoint {
   /** What the OPTIONS answer calls it. */
   readonly name: string
   readonly description: string
-  /** Its GET's schemas, with what the OpenAPI document says of it; `hide` leaves it out of the document. */
-  readonly schema: FastifySchema & { operationId?: string, tags?: string[], description?: string, hide?: true, security?: unknown }
+  /**
+   * Its GET's schemas, with what the OpenAPI document says of it (`hide` leaves it out), for the
+   * status's key names served.
+   */
+  readonly schema: (statusKeys: StatusKeys) => EndpointSchema
   /** The 200 to GET and HEAD, or a thrown error of the catalogue (errors.ts). */
   readonly render: (context: RenderContext) => Rendered | Promise<Rendered>
 }
@@ -130,7 +136,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     formats: API_FORMATS,
     name: 'API Root',
     description: 'The root of the REST API: what this service serves of it.',
-    schema: { hide: true, response: responses(ApiRoot) },
+    schema: () => ({ hide: true, response: responses(ApiRoot) }),
     render: ({ base }) => renderRoot(base, [['extras', EXTRAS_PATH], ['status', STATUS_PATH]]),
   },
   {
@@ -138,7 +144,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     formats: API_FORMATS,
     name: 'Extras',
     description: 'Extras API root view.',
-    schema: { hide: true, response: responses(ApiRoot) },
+    schema: () => ({ hide: true, response: responses(ApiRoot) }),
     render: ({ base }) => renderRoot(base, [['object-types', OBJECT_TYPES_PATH]]),
   },
   {
@@ -146,14 +152,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
     formats: API_FORMATS,
     name: 'Status',
     description: "A lightweight read-only endpoint for conveying the service's current operational status.",
-    schema: {
+    schema: (statusKeys) => ({
       operationId: 'status_retrieve',
       description: "A lightweight read-only endpoint for conveying the service's current operational status.",
       tags: ['status'],
       security: SECURITY,
-      response: responses(Status),
-    },
-    render: ({ catalog }) => ({ body: catalog.statusBody }),
+      response: responses(statusKeys === 'reference' ? ReferenceStatus : Status),
+    }),
+    render: ({ catalog, statusKeys }) => ({ body: catalog.statusBodies[statusKeys] }),
   },
   {
     path: OBJECT_TYPES_PATH,
@@ -161,7 +167,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     formats: API_FORMATS,
     name: 'Object Type List',
     description: OBJECT_TYPES_DESCRIPTION,
-    schema: {
+    schema: () => ({
       operationId: 'extras_object_types_list',
       description: 'Read-only list of ObjectTypes.',
       tags: ['extras'],
@@ -177,7 +183,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
       }),
       security: SECURITY,
       response: responses(Type.Ref(ObjectTypePage), { 400: FILTER_REFUSED }),
-    },
+    }),
     render (context) {
       const { base, path, query, catalog, sizes } = context
       const items = ordered(catalog.select(filterOf(query)), orderingOf(query))
@@ -194,7 +200,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     formats: API_FORMATS,
     name: 'Object Type Instance',
     description: OBJECT_TYPES_DESCRIPTION,
-    schema: {
+    schema: () => ({
       operationId: 'extras_object_types_retrieve',
       description: 'Read-only list of ObjectTypes.',
       tags: ['extras'],
@@ -205,7 +211,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
         400: FILTER_REFUSED,
         404: described(Detail, 'An unknown `format`, no object type with this id, or one the filters leave out.'),
       }),
-    },
+    }),
     render (context) {
       // As in the reference, the list's filters apply here too, and are checked first.
       const filter = filterOf(context.query)
@@ -223,7 +229,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     ownContentType: true,
     name: 'Schema',
     description: 'The OpenAPI 3.0.3 document of this API: YAML, or JSON with ?format=json.',
-    schema: {
+    schema: () => ({
       operationId: 'schema_retrieve',
       description: 'The OpenAPI 3.0.3 document of this API, made from its routes. YAML by default, JSON with `?format=json`.\n\n- YAML: application/vnd.oai.openapi\n- JSON: application/vnd.oai.openapi+json',
       tags: ['schema'],
@@ -239,7 +245,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
           'application/vnd.oai.openapi+json': { schema: OpenApiDocument },
         },
       }),
-    },
+    }),
     async render ({ catalog, format, documented }) {
       const document = await documented(catalog)
       return format === 'json'

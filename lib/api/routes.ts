@@ -2,7 +2,7 @@ import { hash } from 'node:crypto'
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, RouteOptions } from 'fastify'
 import { http } from '../builtins.ts'
-import type { Catalog } from '../inventory/catalog.ts'
+import type { Catalog, StatusKeys } from '../inventory/catalog.ts'
 import type { Generation, Served } from '../inventory/served.ts'
 import { toJson } from '../reference/json.ts'
 import type { PageSizes } from '../reference/pagination.ts'
@@ -34,6 +34,8 @@ export const OTHER_METHODS = ROUTED_METHODS.filter((method) => !['GET', 'HEAD', 
 export interface EndpointOptions {
   served: Served
   sizes: PageSizes
+  /** The status's key names served, which its schema follows. */
+  statusKeys: StatusKeys
   /** A refused token (or none, where one is required) gets a 403. */
   tokens: ApiTokens
   /** Where 200s are kept to be replayed; undefined when nothing is (ACCESS_LOG). */
@@ -83,7 +85,8 @@ export function registerEndpoints (app: FastifyInstance, options: EndpointOption
     }))
     for (const url of routeUrls(endpoint)) {
       // The suffixed routes are the same operation: the OpenAPI document leaves them out, as the reference's does.
-      const schema = url === endpoint.path ? endpoint.schema : { ...endpoint.schema, hide: true as const }
+      const declared = endpoint.schema(options.statusKeys)
+      const schema = url === endpoint.path ? declared : { ...declared, hide: true as const }
       app.route({
         method: 'GET',
         url,
@@ -95,7 +98,7 @@ export function registerEndpoints (app: FastifyInstance, options: EndpointOption
           const generation = options.served.current
           const { catalog } = generation
           const { baseUrl: base, query, params } = request
-          const rendered = endpoint.render({ base, path: PATH.exec(request.url)![0], query, params, format: lastValue(query, 'format'), catalog, sizes: options.sizes, documented })
+          const rendered = endpoint.render({ base, path: PATH.exec(request.url)![0], query, params, format: lastValue(query, 'format'), catalog, sizes: options.sizes, statusKeys: options.statusKeys, documented })
           const etag = etagOf(catalog.digest, pageSizes, base, request.url)
           if (!(rendered instanceof Promise)) return send(request, reply, generation, etag, rendered)
           return rendered.then((later) => send(request, reply, generation, etag, later))

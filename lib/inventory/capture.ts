@@ -98,7 +98,7 @@ function nextPage (url: URL, link: string, baseUrl: URL, seen: Set<string>): URL
 
 /**
  * Each version under this service's key or the real deployment's own (`netbox-version`,
- * `django-version`, `python-version`); `netbox-full-version` is not read: a profile has no place for it.
+ * `django-version`, `python-version`, `netbox-full-version`).
  */
 function readStatus (url: URL, body: unknown): Profile['status'] {
   const status = objectAt(url, body, 'the status')
@@ -119,7 +119,16 @@ function readStatus (url: URL, body: unknown): Profile['status'] {
     'rq-workers-running': workers as number,
     'runtime-version': version('runtime-version', 'python-version'),
     'service-version': version('service-version', 'netbox-version'),
+    ...fullVersion(url, status),
   }
+}
+
+/** The full version, when the deployment gives one. */
+function fullVersion (url: URL, status: Record<string, unknown>): Pick<Profile['status'], 'service-full-version'> {
+  const value = status['service-full-version'] ?? status['netbox-full-version']
+  if (value === undefined) return {}
+  if (typeof value !== 'string' || value === '') throw unexpected(url, `the full version is ${JSON.stringify(value)}, not a text`)
+  return { 'service-full-version': value }
 }
 
 function versionsAt (url: URL, status: Record<string, unknown>, key: string): Record<string, string> {

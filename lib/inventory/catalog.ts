@@ -14,6 +14,9 @@ import { ItemsJson, type RenderedItem } from './items-json.ts'
 const ITEMS_JSON_KEPT = 8
 
 /** One object type with its JSON pre-rendered around its request-dependent part, the url. */
+/** The status's key names: the specification's (`service-version`…) or the reference's own (`netbox-version`…). */
+export type StatusKeys = 'neutral' | 'reference'
+
 export interface CatalogItem extends RenderedItem {
   readonly appLabel: string
   readonly model: string
@@ -28,7 +31,8 @@ export interface CatalogItem extends RenderedItem {
 export class Catalog {
   /** Names this catalog's data: equal catalogs (on any replica) have equal digests, others not. */
   readonly digest: string
-  readonly statusBody: Buffer
+  /** The status, under each naming of its keys. */
+  readonly statusBodies: Readonly<Record<StatusKeys, Buffer>>
   readonly items: readonly CatalogItem[]
   readonly #byId: ReadonlyMap<string, CatalogItem>
   readonly #byAppLabel: ReadonlyMap<string, readonly CatalogItem[]>
@@ -40,7 +44,7 @@ export class Catalog {
   constructor (profile: Profile) {
     this.profile = profile
     this.digest = hash('sha1', JSON.stringify(profile), 'base64url')
-    this.statusBody = Buffer.from(renderStatus(profile.status))
+    this.statusBodies = { neutral: Buffer.from(renderStatus(profile.status)), reference: Buffer.from(renderReferenceStatus(profile.status)) }
     this.items = profile.objectTypes
       .map((type) => ({ type, sortKey: type.display.toLowerCase() }))
       .sort((a, b) =>
@@ -104,18 +108,33 @@ export class Catalog {
   }
 }
 
+const byName = (a: readonly [string, string], b: readonly [string, string]) => compareCodePoints(a[0], b[0])
+const versions = (map: Record<string, string>) =>
+  orderedObject(Object.entries(map).sort(byName).map(([name, version]) => [name, toJson(version)] as const))
+
+/** Plugins are installed apps too; the profile validator has made sure no name has two versions. */
+const installedApps = (status: Profile['status']) => ({ ...status['installed-apps'], ...status.plugins })
+
 function renderStatus (status: Profile['status']): string {
-  const byName = (a: readonly [string, string], b: readonly [string, string]) => compareCodePoints(a[0], b[0])
-  const versions = (map: Record<string, string>) =>
-    orderedObject(Object.entries(map).sort(byName).map(([name, version]) => [name, toJson(version)] as const))
-  // Plugins are installed apps too; the profile validator has made sure no name has two versions.
-  const installed = { ...status['installed-apps'], ...status.plugins }
   return orderedObject([
     ['framework-version', toJson(status['framework-version'])],
-    ['installed-apps', versions(installed)],
+    ['installed-apps', versions(installedApps(status))],
     ['plugins', versions(status.plugins)],
     ['rq-workers-running', toJson(status['rq-workers-running'])],
     ['runtime-version', toJson(status['runtime-version'])],
     ['service-version', toJson(status['service-version'])],
+  ])
+}
+
+/** The reference's own status, its keys in the order its status view (4.3.7) writes them. */
+function renderReferenceStatus (status: Profile['status']): string {
+  return orderedObject([
+    ['django-version', toJson(status['framework-version'])],
+    ['installed-apps', versions(installedApps(status))],
+    ['netbox-version', toJson(status['service-version'])],
+    ['netbox-full-version', toJson(status['service-full-version'] ?? status['service-version'])],
+    ['plugins', versions(status.plugins)],
+    ['python-version', toJson(status['runtime-version'])],
+    ['rq-workers-running', toJson(status['rq-workers-running'])],
   ])
 }

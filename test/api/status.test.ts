@@ -1,5 +1,5 @@
 import t from 'tap'
-import { Status } from '../../schemas/api.ts'
+import { ReferenceStatus, Status } from '../../schemas/api.ts'
 import type { Profile } from '../../schemas/profile.ts'
 import { API_HEADERS, assertSchema, build, DEFAULT_PROFILE, get } from '../helper.ts'
 
@@ -60,4 +60,27 @@ t.test('text is written as the reference writes it: UTF-8, U+2028 escaped', asyn
   const res = await get(app, '/api/status/')
   t.match(res.body, /"service-version":"4\.3\.7-é\\u2028\\"x\\""}$/)
   t.equal(res.headers['content-length'], String(res.rawPayload.length))
+})
+
+t.test('STATUS_KEYS=reference: the inventory service\'s own keys, in the order its status view writes them', async (t) => {
+  const { app } = await build(t, { env: { STATUS_KEYS: 'reference' } })
+  const res = await get(app, '/api/status/')
+  const neutral = JSON.parse(DEFAULT_STATUS)
+  t.equal(res.body, JSON.stringify({
+    'django-version': '5.2.8',
+    'installed-apps': neutral['installed-apps'],
+    'netbox-version': '4.3.7',
+    'netbox-full-version': '4.3.7',
+    plugins: neutral.plugins,
+    'python-version': '3.12.3',
+    'rq-workers-running': 1,
+  }), 'the full version is the version when the profile has none')
+  assertSchema(t, ReferenceStatus, res.json())
+  const full = await build(t, { env: { STATUS_KEYS: 'reference' }, profile: { ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-full-version': '4.3.7-Docker-3.3.0' } } })
+  t.equal((await get(full.app, '/api/status/')).json()['netbox-full-version'], '4.3.7-Docker-3.3.0', 'the profile\'s full version')
+  t.equal((await get(full.app, '/api/status/')).json()['netbox-version'], '4.3.7')
+  const document = (await get(app, '/api/schema/?format=json')).json()
+  t.same(Object.keys(document.paths['/api/status/'].get.responses[200].content['application/json'].schema.properties),
+    ['django-version', 'installed-apps', 'netbox-version', 'netbox-full-version', 'plugins', 'python-version', 'rq-workers-running'], 'the OpenAPI document follows')
+  t.equal((await get((await build(t)).app, '/api/status/')).body, DEFAULT_STATUS, 'neutral by default')
 })

@@ -27,7 +27,7 @@ t.test('a bad profile is refused with the file, the field and the problem', asyn
   const cases: Array<[string, unknown, string]> = [
     ['not-json.json', '{"status": ', 'is not valid JSON (Unexpected end of JSON input)'],
     ['array.json', '[]', 'the profile must be an object of status and objectTypes; got []'],
-    ['no-status.json', { objectTypes: [] }, '/status is missing; it must be an object of framework-version, installed-apps, plugins, rq-workers-running, runtime-version and service-version'],
+    ['no-status.json', { objectTypes: [] }, '/status is missing; it must be an object of framework-version, installed-apps, plugins, rq-workers-running, runtime-version, service-version and optionally service-full-version'],
     ['extra.json', edited((p) => { p.extra = 1 }), '/extra is not expected; the object around it must be an object of status and objectTypes'],
     ['workers.json', edited((p) => { p.status['rq-workers-running'] = '1' }), '/status/rq-workers-running must be a whole number from 0 up; got "1"'],
     ['version.json', edited((p) => { p.status.plugins.netbox_bgp = 16 }), '/status/plugins/netbox_bgp must be a version: a non-empty string; got 16'],

@@ -51,7 +51,7 @@ const connectionRefused = (port: number) => new Promise<string | undefined>((res
 /** The length in bytes of the answer to a request sent on a new keep-alive connection. */
 async function firstAnswerLength (port: number, request: string): Promise<number> {
   const socket = connect(port, '127.0.0.1', () => socket.write(request))
-  socket.setTimeout(10_000, () => socket.destroy(new Error('no whole answer in 10 s')))
+  socket.setTimeout(60_000, () => socket.destroy(new Error('no whole answer in 60 s')))
   let answer = Buffer.alloc(0)
   for await (const chunk of socket) {
     answer = Buffer.concat([answer, chunk])
@@ -154,7 +154,7 @@ for (const [how, env] of modes) {
     /** One busy client: a batch of pipelined requests, the next as soon as all are answered. */
     const keepBusy = () => new Promise<void>((resolve, reject) => {
       const socket: Socket = connect(port, '127.0.0.1', () => socket.write(batch))
-      socket.setTimeout(10_000, () => socket.destroy(new Error('a batch unanswered for 10 s')))
+      socket.setTimeout(60_000, () => socket.destroy(new Error('a batch unanswered for 60 s')))
       let pending = PIPELINED * answerLength
       socket.on('data', (chunk: Buffer) => {
         pending -= chunk.length
@@ -179,7 +179,7 @@ for (const [how, env] of modes) {
         const answer = await raw(port, 'GET /readyz HTTP/1.1\r\nHost: probe.test\r\nConnection: close\r\n\r\n')
         return answer.endsWith('\r\n\r\n{"status":"ready"}') ? Date.now() - started : Infinity
       } catch {
-        return Infinity // no answer within raw's deadline of 10 s
+        return Infinity // no answer within raw's deadline
       }
     }))
     const answeredMeanwhile = answered - answeredBefore
@@ -189,7 +189,7 @@ for (const [how, env] of modes) {
     const batches = answeredMeanwhile / (BUSY * PIPELINED)
     // The busy clients kept a batch in flight all along: the new connections waited behind them.
     t.ok(answeredMeanwhile >= BUSY * PIPELINED / 4, `the server stayed busy: ${answeredMeanwhile} answers on the busy connections meanwhile`)
-    t.equal(unanswered, 0, 'every new connection answered within 10 s')
+    t.equal(unanswered, 0, 'every new connection answered')
     t.ok(batches <= BATCHES_AT_MOST, `${NEW} new connections answered within ${Math.max(...times)} ms, ${batches.toFixed(1)} batches of each busy client`)
   })
 }

@@ -127,7 +127,7 @@ function readStatus (url: URL, body: unknown): Profile['status'] {
 function fullVersion (url: URL, status: Record<string, unknown>): Pick<Profile['status'], 'service-full-version'> {
   const value = status['service-full-version'] ?? status['netbox-full-version']
   if (value === undefined) return {}
-  if (typeof value !== 'string' || value === '') throw unexpected(url, `the full version is ${JSON.stringify(value)}, not a text`)
+  if (typeof value !== 'string' || value === '') throw unexpected(url, `the full version is ${JSON.stringify(value)}, not a version`)
   return { 'service-full-version': value }
 }
 

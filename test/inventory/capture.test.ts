@@ -223,6 +223,8 @@ t.test('what stops a capture: a message that names the problem, exit 1, no file'
       ['/api/status/', '<html>Welcome</html>', 'the body is not JSON ("<html>Welcome</html>")'],
       ['/api/status/', [], 'the status is not a JSON object'],
       ['/api/status/', { ...DEPLOYMENT_STATUS, 'netbox-version': undefined }, 'no "service-version" or "netbox-version" text'],
+      ['/api/status/', { ...DEPLOYMENT_STATUS, 'netbox-full-version': 5 }, 'the full version is 5, not a version'],
+      ['/api/status/', { ...DEPLOYMENT_STATUS, 'netbox-full-version': '' }, 'the full version is "", not a version'],
       ['/api/status/', { ...DEPLOYMENT_STATUS, plugins: null }, '"plugins" is not a JSON object'],
       ['/api/status/', { ...DEPLOYMENT_STATUS, plugins: { netbox_bgp: 16 } }, '"plugins" gives netbox_bgp the version 16, not a text'],
       ['/api/status/', { ...DEPLOYMENT_STATUS, 'rq-workers-running': null }, '"rq-workers-running" is null, not a whole number'],

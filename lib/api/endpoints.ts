@@ -90,12 +90,12 @@ function responses (ok: TSchema | { content: Record<string, { schema: TSchema }>
     200: ok,
     304: { type: 'null', description: 'If-None-Match names the current tag: the same headers, no body.' },
     400: more[400] ?? described(Detail, 'A Host that ALLOWED_HOSTS refuses.'),
-    403: described(Detail, 'With LOGIN_REQUIRED: no token, or not a known one.'),
+    403: described(Detail, 'A token that is not known, or (with LOGIN_REQUIRED) none.'),
     404: more[404] ?? described(Detail, 'An unknown `format` (or format suffix).'),
   }
 }
 
-/** The reference's operations need a session or a token (its document's words); here a token, and only with LOGIN_REQUIRED. */
+/** As the reference's document says: a session or a token. Here a token (there are no sessions), required with LOGIN_REQUIRED. */
 const SECURITY = [{ cookieAuth: [] }, { tokenAuth: [] }]
 
 const API_ROOT_PATH = '/api/'

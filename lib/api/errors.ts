@@ -18,7 +18,7 @@ export const MESSAGES = {
   invalidHost: 'Invalid Host header.',
   moved: 'Moved permanently.',
   serverError: 'A server error occurred.',
-  // Token authentication (LOGIN_REQUIRED).
+  // Token authentication (tokens.ts).
   noCredentials: 'Authentication credentials were not provided.',
   noTokenKey: 'Invalid token header. No credentials provided.',
   tokenWithSpaces: 'Invalid token header. Token string should not contain spaces.',

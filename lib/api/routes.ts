@@ -72,7 +72,9 @@ const PATH = /^[^?;#]*/
 export function registerEndpoints (app: FastifyInstance, options: EndpointOptions): void {
   app.decorateRequest('generation', null)
   const documented = documentedRoutes(app)
-  const pageSizes = `${options.sizes.paginateCount} ${options.sizes.maxPageSize}`
+  // What a body depends on besides the profile and the request: part of every tag. (The key names
+  // only when they are not the default, so that the default's tags are what they always were.)
+  const settings = `${options.sizes.paginateCount} ${options.sizes.maxPageSize}${options.statusKeys === 'neutral' ? '' : ` ${options.statusKeys}`}`
   const keep = keepHook(options.replays)
   for (const endpoint of ENDPOINTS) {
     const onRequest = checks(endpoint, options.tokens)
@@ -83,9 +85,9 @@ export function registerEndpoints (app: FastifyInstance, options: EndpointOption
       renders: ['application/json'],
       parses: ['application/json'],
     }))
+    const declared = endpoint.schema(options.statusKeys)
     for (const url of routeUrls(endpoint)) {
       // The suffixed routes are the same operation: the OpenAPI document leaves them out, as the reference's does.
-      const declared = endpoint.schema(options.statusKeys)
       const schema = url === endpoint.path ? declared : { ...declared, hide: true as const }
       app.route({
         method: 'GET',
@@ -99,7 +101,7 @@ export function registerEndpoints (app: FastifyInstance, options: EndpointOption
           const { catalog } = generation
           const { baseUrl: base, query, params } = request
           const rendered = endpoint.render({ base, path: PATH.exec(request.url)![0], query, params, format: lastValue(query, 'format'), catalog, sizes: options.sizes, statusKeys: options.statusKeys, documented })
-          const etag = etagOf(catalog.digest, pageSizes, base, request.url)
+          const etag = etagOf(catalog.digest, settings, base, request.url)
           if (!(rendered instanceof Promise)) return send(request, reply, generation, etag, rendered)
           return rendered.then((later) => send(request, reply, generation, etag, later))
         },
@@ -119,11 +121,11 @@ export function registerEndpoints (app: FastifyInstance, options: EndpointOption
 
 /**
  * The strong tag of what a request is answered with: a digest of all the body depends on (the
- * profile, the page sizes, the base URL, the request URL), so equal inputs on any replica get
+ * profile, the settings, the base URL, the request URL), so equal inputs on any replica get
  * the same tag and other bytes another; cheaper than hashing every body it names.
  */
-function etagOf (catalog: string, pageSizes: string, base: string, url: string): string {
-  return `"${hash('sha1', `${catalog}\n${pageSizes}\n${base}\n${url}`, 'base64url')}"`
+function etagOf (catalog: string, settings: string, base: string, url: string): string {
+  return `"${hash('sha1', `${catalog}\n${settings}\n${base}\n${url}`, 'base64url')}"`
 }
 
 /** Clients may keep an answer but must ask again each time (If-None-Match makes that cheap). */

@@ -145,18 +145,32 @@ function misspelt (env: NodeJS.ProcessEnv): string[] {
   return warnings
 }
 
-/** Edits between two names: letters inserted, deleted, replaced, or two neighbours swapped. */
+/** Rows of the edit distance below, made once: names longer than this are no typo of ours. */
+const LONGEST_NAME = 64
+const rows = [new Uint8Array(LONGEST_NAME + 1), new Uint8Array(LONGEST_NAME + 1), new Uint8Array(LONGEST_NAME + 1)] as const
+
+/**
+ * Edits between two names (letters inserted, deleted or replaced, or two neighbours swapped), or
+ * 3 for any more, without allocating: a process's environment is checked name by name at start.
+ */
 function distance (a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => i === 0 ? j : j === 0 ? i : 0))
+  if (Math.abs(a.length - b.length) > 2 || a.length > LONGEST_NAME || b.length > LONGEST_NAME) return 3
+  let [before, previous, current] = rows
+  for (let j = 0; j <= b.length; j++) previous[j] = j
   for (let i = 1; i <= a.length; i++) {
+    current[0] = i
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      rows[i]![j] = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i]![j] = Math.min(rows[i]![j]!, rows[i - 2]![j - 2]! + 1)
+      let best = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, before[j - 2]! + 1)
+      current[j] = best
     }
+    const reused = before
+    before = previous
+    previous = current
+    current = reused
   }
-  return rows[a.length]![b.length]!
+  return previous[b.length]!
 }
 
 const MiB = 1024 * 1024

@@ -9,8 +9,6 @@ import { ifNoneMatches, REQUEST_ID, requestId } from './headers.ts'
  * and the length, which Fastify sets after the hooks: the kept body's is added.
  */
 const NOT_KEPT = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length'])
-/** Headers that describe a body, which a 304 has not. */
-const OF_THE_BODY = new Set(['content-type', 'content-length'])
 
 /**
  * The answers Fastify made to cacheable requests (a 200 to GET or HEAD, by Host and URL; see
@@ -95,7 +93,8 @@ function kept (route: string, given: OutgoingHttpHeaders, body: Buffer): Kept {
     if (NOT_KEPT.has(name)) continue
     for (const text of Array.isArray(value) ? value : [String(value)]) {
       headers.push(name, text)
-      if (!OF_THE_BODY.has(name)) notModified.push(name, text)
+      // A 304 has no body to describe (its length is not kept either, see NOT_KEPT).
+      if (name !== 'content-type') notModified.push(name, text)
     }
   }
   headers.push('content-length', String(body.length))

@@ -1,0 +1,44 @@
+import type { TSchema } from '@sinclair/typebox'
+import { Errors, ValueErrorType } from '@sinclair/typebox/errors'
+import { Check } from '@sinclair/typebox/value'
+import { fs } from './builtins.ts'
+
+/**
+ * The JSON files the service reads (a profile, a faults file): read and parsed, or the problem
+ * in words, for an error that names the file.
+ */
+export function readJsonFile (file: string, problem: (words: string) => Error): unknown {
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (error) {
+    throw problem(`cannot be read (${(error as Error).message})`)
+  }
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw problem(`is not valid JSON (${(error as Error).message})`)
+  }
+}
+
+/**
+ * The first way data breaks its schema, in words: where (a JSON pointer, or `whole` for the
+ * whole), what is there, and what belongs there (each schema's `accepts`).
+ */
+export function schemaProblem (schema: TSchema, data: unknown, whole: string): string | undefined {
+  // Check is the faster pass over valid data; Errors goes over it again only to word a problem.
+  if (Check(schema, data)) return undefined
+  const first = Errors(schema, data).First()!
+  const where = first.path === '' ? whole : first.path
+  const { accepts } = first.schema as unknown as { accepts: string }
+  if (first.type === ValueErrorType.ObjectRequiredProperty) return `${where} is missing; it must be ${accepts}`
+  // The schema is the object's: it says what the object holds.
+  if (first.type === ValueErrorType.ObjectAdditionalProperties) return `${where} is not expected; the object around it must be ${accepts}`
+  return `${where} must be ${accepts}; got ${shown(first.value)}`
+}
+
+/** A value as JSON, cut short: a whole list in a message helps nobody. */
+function shown (value: unknown): string {
+  const json = JSON.stringify(value)
+  return json.length > 60 ? `${json.slice(0, 59)}…` : json
+}

@@ -40,6 +40,8 @@ export interface Config {
   statusKeys: StatusKeys
   /** Bytes of rendered answers the response cache may hold. */
   cacheBytes: number
+  /** The faults file; unset, no fault is injected. */
+  faults?: string
   /** What the service changed from what it was given, and variables it ignores that look like its own: warned of at start-up. */
   warnings: string[]
 }
@@ -125,6 +127,7 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
     metrics: given.METRICS === 'true',
     statusKeys: given.STATUS_KEYS,
     cacheBytes: given.CACHE_MAX_MB === undefined ? defaultCacheBytes() : Number(given.CACHE_MAX_MB) * MiB,
+    ...(given.FAULTS !== undefined && { faults: given.FAULTS }),
     warnings,
   }
 }

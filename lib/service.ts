@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import type { ApiTokens } from './api/tokens.ts'
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
+import type { Faults } from './faults/faults.ts'
 import { createHttpServer } from './server/http-server.ts'
 import type { Served } from './inventory/served.ts'
 import type { Metrics } from './ops/metrics.ts'
@@ -21,6 +22,8 @@ export interface ServiceOptions {
   tokens: ApiTokens
   /** Required when METRICS is set. */
   metrics?: Metrics
+  /** The faults to inject (FAULTS). */
+  faults?: Faults
   logger: Logger
   /** Fastify plugins, registered before the routes (app.ts). */
   plugins?: readonly FastifyPluginCallback[]
@@ -43,7 +46,7 @@ export class Service {
   #listening: Promise<void> | undefined
   readonly #onClose: Array<() => Promise<void>> = []
 
-  constructor ({ config, served, replays, tokens, metrics, logger, plugins }: ServiceOptions) {
+  constructor ({ config, served, replays, tokens, metrics, faults, logger, plugins }: ServiceOptions) {
     this.config = config
     this.served = served
     this.logger = logger
@@ -52,7 +55,7 @@ export class Service {
       if (this.lifecycle.closing) response.setHeader('connection', 'close')
       if (replays === undefined || !replayed(request, response, replays, tokens, metrics)) fastify(request, response)
     })
-    ;[this.app, fastify] = buildApp({ config, served, tokens, metrics, replays, readiness: this.lifecycle, logger, server: this.server, plugins })
+    ;[this.app, fastify] = buildApp({ config, served, tokens, metrics, replays, faults, readiness: this.lifecycle, logger, server: this.server, plugins })
   }
 
   /** Listens on `host:port` (listen.ts), once the app is ready. */

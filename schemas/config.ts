@@ -84,6 +84,8 @@ export const Environment = Type.Object({
     range: [1, Number.MAX_SAFE_INTEGER],
     unset: 'an eighth of the heap limit, at most 4',
   })),
+  FAULTS: Type.Optional(text(undefined, 'delays, errors and broken connections to inject, by route (see "Rehearsing failures"); re-read on change and on SIGHUP',
+    'the path of a faults JSON file', 'no fault is injected')),
 })
 
 export type Environment = Static<typeof Environment>

@@ -132,6 +132,7 @@ t.test('a bad value of each variable: its name, the value and what is accepted, 
     [{ STATUS_KEYS: 'netbox' }, 'STATUS_KEYS must be neutral or reference; got "netbox"'],
     [{ CACHE_MAX_MB: '0' }, 'CACHE_MAX_MB must be a whole number from 1 up; got "0"'],
     [{ CACHE_MAX_MB: '32M' }, 'CACHE_MAX_MB must be a whole number from 1 up; got "32M"'],
+    [{ FAULTS: '' }, 'FAULTS must be the path of a faults JSON file; got ""'],
   ]
   for (const [env, message] of cases) {
     t.throws(() => loadConfig(env), { name: 'ConfigError', message, exitCode: 2 }, message)
@@ -173,5 +174,5 @@ t.test('help lists every variable with its default and what it accepts; the READ
   // Two entries whole, as a person reads them.
   t.match(text, '\n  PORT                  default: 8080\n      TCP port to listen on; 0 picks a free one\n      accepts a whole number from 0 to 65535\n')
   t.match(text, '\n  CACHE_MAX_MB          unset: an eighth of the heap limit, at most 4\n      MiB of rendered answers each process keeps\n      accepts a whole number from 1 up\n')
-  t.match(text, '\n  capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>]\n')
+  t.match(text, '\n  capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] [--faults-out <file> [--samples <n>]]\n')
 })

@@ -4,8 +4,10 @@ import { pino, type Logger } from 'pino'
 import type { FastifyInstance, FastifyPluginCallback, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { FAULT_PATHS } from '../lib/api/faults.ts'
 import { ApiTokens } from '../lib/api/tokens.ts'
 import { loadConfig } from '../lib/config.ts'
+import { Faults } from '../lib/faults/faults.ts'
 import { Catalog } from '../lib/inventory/catalog.ts'
 import { DEFAULT_PROFILE_FILE, loadProfile } from '../lib/inventory/profile.ts'
 import { Served } from '../lib/inventory/served.ts'
@@ -37,6 +39,8 @@ export interface Built {
   replays: Replays | undefined
   /** Set with METRICS=true. */
   metrics: Metrics | undefined
+  /** Set with FAULTS. */
+  faults: Faults | undefined
   /** Set with `listen`. */
   port: number
 }
@@ -45,7 +49,8 @@ export interface Built {
 export async function build (t: Test, { env = {}, profile = DEFAULT_PROFILE, logger = pino({ level: 'silent' }), listen = false, plugins = [] }: BuildOptions = {}): Promise<Built> {
   const config = loadConfig(env)
   const served = new Served(new Catalog(profile))
-  const replays = config.accessLog ? undefined : new Replays(served, config.cacheBytes, config.trustProxy !== undefined)
+  const faults = config.faults === undefined ? undefined : new Faults(config.faults, FAULT_PATHS)
+  const replays = config.accessLog ? undefined : new Replays(served, config.cacheBytes, config.trustProxy !== undefined, faults)
   const metrics = config.metrics ? new Metrics(served, replays) : undefined
   const service = new Service({
     config,
@@ -53,14 +58,15 @@ export async function build (t: Test, { env = {}, profile = DEFAULT_PROFILE, log
     ...(replays !== undefined && { replays }),
     tokens: new ApiTokens(config.apiTokensFile, config.loginRequired),
     ...(metrics !== undefined && { metrics }),
+    ...(faults !== undefined && { faults }),
     logger,
     plugins,
   })
   t.teardown(() => service.close())
   const { app } = service
-  if (!listen) return { app, service, replays, metrics, port: 0 }
+  if (!listen) return { app, service, replays, metrics, faults, port: 0 }
   await service.listen(0, '127.0.0.1')
-  return { app, service, replays, metrics, port: (service.server.address() as AddressInfo).port }
+  return { app, service, replays, metrics, faults, port: (service.server.address() as AddressInfo).port }
 }
 
 /** app.inject, with the answer checked against the schema its route declares for its status. */

@@ -32,7 +32,7 @@ function checkRaw (requestText: string, answerText: string): void {
 }
 
 // A hang detector, long enough for a loaded machine.
-const DEADLINE_MS = 60_000
+export const DEADLINE_MS = 60_000
 
 const REQUEST_ID = /\r\nx-request-id: ([^\r]*)/i
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -139,6 +139,55 @@ export function fetch (port: number, path: string, { method = 'GET', headers = {
     req.on('timeout', () => req.destroy(new Error(`no answer in ${DEADLINE_MS} ms to ${method} ${path}`)))
     req.on('error', reject)
     req.end()
+  })
+}
+
+/** What a client sees of one request on a connection of its own: the answer, or how the connection failed. */
+export interface Seen {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  /** The body received (cut short if the connection ended early). */
+  body: string
+  /** Milliseconds from sending the request to the connection's end. */
+  ms: number
+  /** Moments (ms after sending) the body's bytes arrived at. */
+  arrivals: number[]
+  /** `ECONNRESET`, or `closed` when the connection ended with no answer at all. */
+  failure?: string
+}
+
+/**
+ * One GET on a connection of its own (`Connection: close`), read to the connection's end: the
+ * answer is never checked against the API's schemas, since an injected fault is not the API's.
+ */
+export function askAlone (port: number, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Seen> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1')
+    const lines = Object.entries({ host: 'inventory.test', connection: 'close', ...headers }).map(([name, value]) => `${name}: ${value}\r\n`)
+    let started = 0
+    let received = Buffer.alloc(0)
+    const arrivals: number[] = []
+    socket.setTimeout(DEADLINE_MS, () => socket.destroy(new Error(`no end in ${DEADLINE_MS} ms to ${path}`)))
+    socket.on('connect', () => {
+      started = performance.now()
+      socket.write(`${method} ${path} HTTP/1.1\r\n${lines.join('')}\r\n`)
+    })
+    socket.on('data', (chunk) => {
+      arrivals.push(performance.now() - started)
+      received = Buffer.concat([received, chunk])
+    })
+    const done = (failure?: string) => {
+      const ms = performance.now() - started
+      if (received.length === 0) return resolve({ status: 0, headers: {}, body: '', ms, arrivals, failure: failure ?? 'closed' })
+      const { status, headers, body } = parseAnswer(received.toString())
+      // The arrivals of the body only: the first chunk may hold the head.
+      resolve({ status, headers, body, ms, arrivals, ...(failure !== undefined && { failure }) })
+    }
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNRESET') done('ECONNRESET')
+      else reject(error)
+    })
+    socket.on('close', (hadError) => { if (!hadError) done() })
   })
 }
 

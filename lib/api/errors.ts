@@ -28,7 +28,16 @@ export const MESSAGES = {
   headersTooLarge: 'Request header fields too large.',
   requestTimeout: 'Request timeout.',
   expectationFailed: 'Expectation failed.',
+  // Injected faults (faults.ts): Django REST framework's texts, which the reference answers with.
+  serviceUnavailable: 'Service temporarily unavailable, try again later.',
+  throttled: (seconds: number) => `Request was throttled. Expected available in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`,
+  /** The `error` of an injected 500, where the reference's names what stopped it. */
+  injectedFault: (source: string) => `fault injected (${source})`,
 } as const
+
+/** The proxy in front of the reference (nginx) answers a 502 with this page when the service does not answer. */
+export const BAD_GATEWAY_PAGE = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n' +
+  '<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n'
 
 /** The reference's error body: `{"detail":"…"}`. */
 export function detail (message: string): Buffer {

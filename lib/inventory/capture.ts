@@ -22,7 +22,16 @@ export interface CaptureOptions {
   timeoutMs: number
   /** Where progress goes (a line at a time). */
   progress: (line: string) => void
+  /** Where each request's time to its whole answer goes, in milliseconds, by the path template it asked. */
+  latencies?: Latencies
 }
+
+/** Milliseconds from a request to its whole answer, by the path template asked (`/api/extras/object-types/{id}/`). */
+export type Latencies = Map<string, number[]>
+
+const STATUS = '/api/status/'
+const OBJECT_TYPES = '/api/extras/object-types/'
+const OBJECT_TYPE = '/api/extras/object-types/{id}/'
 
 /** A page of a real deployment is at most its MAX_PAGE_SIZE (1000 by default): ask for that, follow `next` for the rest. */
 const PAGE_LIMIT = 1000
@@ -49,7 +58,7 @@ function trusted (): { ca?: string[] } {
 
 export async function capture (baseUrl: URL, options: CaptureOptions): Promise<Profile> {
   const statusUrl = new URL('api/status/', baseUrl)
-  const status = readStatus(statusUrl, await getJson(statusUrl, options))
+  const status = readStatus(statusUrl, await getJson(statusUrl, STATUS, options))
   options.progress(`status: service-version ${status['service-version']}, ${counted(Object.keys(status.plugins).length, 'plugin')}, ${counted(status['rq-workers-running'], 'RQ worker')}`)
   return { status, objectTypes: await readObjectTypes(baseUrl, options) }
 }
@@ -63,7 +72,7 @@ async function readObjectTypes (baseUrl: URL, options: CaptureOptions): Promise<
   while (next !== undefined) {
     seen.add(next.href)
     const url: URL = next
-    const page = readPage(url, await getJson(url, options))
+    const page = readPage(url, await getJson(url, OBJECT_TYPES, options))
     if (expected !== undefined && page.count !== expected) {
       throw new CaptureError(`${url.href} says count ${page.count}, the first page said ${expected}: the object types changed during the capture`)
     }
@@ -166,17 +175,42 @@ function unexpected (url: URL, problem: string): CaptureError {
   return new CaptureError(`${url.href} is not the inventory API's answer: ${problem}`)
 }
 
-/** GET with a deadline for the whole answer; 200 with a JSON body, or a CaptureError that says what the server did. */
-async function getJson (url: URL, { token, timeoutMs }: CaptureOptions): Promise<unknown> {
+/**
+ * Times `samples` more requests of each endpoint, taking turns: the status, the first page of
+ * object types, and the object type `id`. Each must be answered as a capture's are.
+ */
+export async function sampleLatencies (baseUrl: URL, id: number, samples: number, options: CaptureOptions): Promise<void> {
+  const asked = [
+    [new URL('api/status/', baseUrl), STATUS],
+    [new URL('api/extras/object-types/', baseUrl), OBJECT_TYPES],
+    [new URL(`api/extras/object-types/${id}/`, baseUrl), OBJECT_TYPE],
+  ] as const
+  for (let sample = 1; sample <= samples; sample++) {
+    for (const [url, template] of asked) await getJson(url, template, options)
+    if (sample % 100 === 0 || sample === samples) options.progress(`latency samples: ${sample} of ${samples}`)
+  }
+}
+
+/**
+ * GET with a deadline for the whole answer; 200 with a JSON body, or a CaptureError that says what
+ * the server did. Its time to the whole answer is one of `template`'s latencies.
+ */
+async function getJson (url: URL, template: string, { token, timeoutMs, latencies }: CaptureOptions): Promise<unknown> {
+  const started = performance.now()
   const request = url.protocol === 'https:' ? process.getBuiltinModule('node:https').request : http.request
   const headers = { accept: 'application/json', ...(token !== undefined && { authorization: `Token ${token}` }) }
   const signal = AbortSignal.timeout(timeoutMs)
   try {
-    return await new Promise((resolve, reject) => {
+    const body = await new Promise((resolve, reject) => {
       request(url, { headers, signal, ...trusted() }, (response) => { readAnswer(url, response, token !== undefined).then(resolve, reject) })
         .on('error', reject)
         .end()
     })
+    if (latencies !== undefined) {
+      if (!latencies.has(template)) latencies.set(template, [])
+      latencies.get(template)!.push(performance.now() - started)
+    }
+    return body
   } catch (error) {
     if (signal.aborted) throw new CaptureError(`${url.href}: no whole answer within ${timeoutMs / 1000} s`)
     if (error instanceof CaptureError) throw error

@@ -5,8 +5,8 @@ import type { Replays } from '../replay/replays.ts'
 
 /**
  * The Prometheus metrics of METRICS=true: requests by route template and status, their
- * latency, the profile being served, the response cache, Node's process metrics and, with
- * REDIS_URL, the last Redis poll.
+ * latency, the faults injected, the profile being served, the response cache, Node's process
+ * metrics and, with REDIS_URL, the last Redis poll.
  */
 export class Metrics {
   readonly registry = new Registry()
@@ -22,6 +22,13 @@ export class Metrics {
     help: 'Time from the request to its answer handed to the socket, by route template.',
     labelNames: ['route'],
     buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1],
+    registers: [this.registry],
+  })
+
+  readonly #faults = new Counter({
+    name: 'inventory_faults_injected_total',
+    help: 'Faults injected (FAULTS), by route template and kind: delay, abort, reset, close, cut or slow_body.',
+    labelNames: ['route', 'kind'],
     registers: [this.registry],
   })
 
@@ -88,6 +95,11 @@ export class Metrics {
   answered (route: string, method: string, status: number, seconds: number): void {
     this.#requests.inc({ route, method, status })
     this.#duration.observe({ route }, seconds)
+  }
+
+  /** One fault injected into an answer of a route (its template). */
+  faultInjected (route: string, kind: string): void {
+    this.#faults.inc({ route, kind })
   }
 
   /** The text of a scrape: this process's figures, or under WORKERS > 1 the whole service's (a scrape reaches one worker). */

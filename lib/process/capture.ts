@@ -1,29 +1,49 @@
+import { FAULT_PATHS } from '../api/faults.ts'
 import { fs, path } from '../builtins.ts'
-import { capture, CaptureError } from '../inventory/capture.ts'
+import { checkFaults } from '../faults/rules.ts'
+import { capture, CaptureError, sampleLatencies, type Latencies } from '../inventory/capture.ts'
 import { checkProfile } from '../inventory/profile.ts'
 import { COMMANDS, commandArgs, UsageError, wrongUsage } from './command.ts'
 import { counted } from '../words.ts'
 
 const USAGE = `${COMMANDS.capture.usage} (the token may come from INVENTORY_TOKEN instead)`
 
+/** The seed of a captured faults file: a rehearsal from it can be repeated. */
+const CAPTURED_SEED = 1
+
 /**
  * `capture`: reads a live deployment (this service or the real one) into a profile, checks it as
  * the service checks one at start-up, and writes it to --out (atomically: a file appears only
- * whole, and only on success) or to stdout. Progress and problems go to stderr. The token is
- * never printed or written. Exit 0, 1 when the capture fails, 2 for a wrong command line.
+ * whole, and only on success) or to stdout. With --faults-out, it also writes the median and p99
+ * of each endpoint's latency, from its own requests and --samples more of each, as a faults file
+ * of lognormal delays. Progress and problems go to stderr. The token is never printed or written.
+ * Exit 0, 1 when the capture fails, 2 for a wrong command line.
  */
 export async function captureCommand (args: string[]): Promise<number> {
   const progress = (line: string) => process.stderr.write(`${line}\n`)
   try {
-    const { base, token, out, timeoutMs } = readArgs(args)
-    const profile = await capture(base, { ...(token !== undefined && { token }), timeoutMs, progress })
+    const { base, token, out, timeoutMs, faultsOut, samples } = readArgs(args)
+    const latencies: Latencies = new Map()
+    const options = { ...(token !== undefined && { token }), timeoutMs, progress, latencies }
+    const profile = await capture(base, options)
     checkProfile(profile, `captured from ${base.href}`)
+    // The faults file is checked before anything is written: a capture writes all or nothing.
+    let faults: string | undefined
+    if (faultsOut !== undefined) {
+      const first = profile.objectTypes[0]
+      if (first !== undefined) await sampleLatencies(base, first.id, samples, options)
+      faults = `${JSON.stringify(latencyFaults(latencies, base, progress), null, 2)}\n`
+    }
     const text = `${JSON.stringify(profile, null, 2)}\n`
     if (out === undefined) {
       process.stdout.write(text)
     } else {
       await writeWhole(out, text)
       progress(`wrote ${out}: ${counted(profile.objectTypes.length, 'object type')}`)
+    }
+    if (faultsOut !== undefined) {
+      await writeWhole(faultsOut, faults!)
+      progress(`wrote ${faultsOut}: the latencies of ${counted(latencies.size, 'endpoint')}`)
     }
     return 0
   } catch (error) {
@@ -38,6 +58,8 @@ function readArgs (args: string[]) {
     token: { type: 'string' },
     out: { type: 'string' },
     timeout: { type: 'string', default: '10' },
+    'faults-out': { type: 'string' },
+    samples: { type: 'string' },
   })
   if (positionals.length !== 1) throw new UsageError(`expected one base URL, got ${positionals.length}`)
   let base: URL
@@ -54,7 +76,25 @@ function readArgs (args: string[]) {
   if (!(seconds > 0 && seconds <= 600)) throw new UsageError(`--timeout must be a number of seconds, more than 0 and at most 600; got ${JSON.stringify(values.timeout)}`)
   const token = values.token ?? process.env.INVENTORY_TOKEN
   if (token === '') throw new UsageError('the token is empty')
-  return { base, token, out: values.out, timeoutMs: seconds * 1000 }
+  if (values.samples !== undefined && values['faults-out'] === undefined) throw new UsageError('--samples times requests for --faults-out, which is missing')
+  const samples = Number(values.samples ?? 0)
+  if (!/^[0-9]{1,6}$/.test(values.samples ?? '0') || samples > 100_000) throw new UsageError(`--samples must be a whole number from 0 to 100000; got ${JSON.stringify(values.samples)}`)
+  return { base, token, out: values.out, timeoutMs: seconds * 1000, faultsOut: values['faults-out'], samples }
+}
+
+/**
+ * A faults file that delays each endpoint timed as the deployment answered it: a lognormal delay
+ * of its median and p99 (the nearest ranks), in milliseconds to a tenth.
+ */
+function latencyFaults (latencies: Latencies, base: URL, progress: (line: string) => void) {
+  const rules = [...latencies].map(([path, times]) => {
+    const sorted = times.toSorted((a, b) => a - b)
+    const rank = (share: number) => Math.round(sorted[Math.max(0, Math.ceil(share * sorted.length) - 1)]! * 10) / 10
+    const [median, p99] = [Math.max(rank(0.5), 0.1), Math.max(rank(0.99), 0.1)]
+    progress(`latency of ${path}: median ${median} ms, p99 ${p99} ms (${counted(sorted.length, 'request')})`)
+    return { path, delay: { median, p99 } }
+  })
+  return checkFaults({ seed: CAPTURED_SEED, rules }, `captured from ${base.href}`, FAULT_PATHS)
 }
 
 /** Writes beside the target, then renames: a reader sees the old file or the whole new one, never a part. */

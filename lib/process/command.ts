@@ -28,8 +28,8 @@ export function wrongUsage (problem: string, usage: string): number {
 export const COMMANDS = {
   serve: { usage: 'serve', summary: 'serve the API (the default), configured by the environment variables below' },
   capture: {
-    usage: 'capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>]',
-    summary: 'write the profile of a running deployment to stdout or --out; the token may come from INVENTORY_TOKEN instead',
+    usage: 'capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] [--faults-out <file> [--samples <n>]]',
+    summary: 'write the profile of a running deployment to stdout or --out, and with --faults-out a faults file of its latencies, timed over n more requests of each endpoint; the token may come from INVENTORY_TOKEN instead',
   },
   validate: { usage: 'validate <profile-file>', summary: 'check a profile file as start-up does' },
   help: { usage: 'help', summary: 'this text (also --help, -h)' },

@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { ApiTokens } from '../api/tokens.ts'
 import type { Config } from '../config.ts'
 import { fs, path } from '../builtins.ts'
+import type { Faults } from '../faults/faults.ts'
 import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import type { Served } from '../inventory/served.ts'
@@ -15,15 +16,17 @@ interface Reloadable {
   config: Pick<Config, 'profile' | 'profileWatch'>
   served: Served
   tokens: ApiTokens
+  faults: Faults | undefined
   metrics: Metrics | undefined
   logger: Logger
 }
 
 /**
- * SIGHUP re-reads the profile and the tokens file; with PROFILE_WATCH, so does a change to the
- * profile. Whatever fails validation is logged and what is being served stays.
+ * SIGHUP re-reads the profile, the tokens file and the faults file; with PROFILE_WATCH, so does a
+ * change to the profile, and a change to the faults file always does (a rehearsal is edited as it
+ * runs). Whatever fails validation is logged and what is in use stays.
  */
-export function reloadOnChange ({ config, served, tokens, metrics, logger }: Reloadable): void {
+export function reloadOnChange ({ config, served, tokens, faults, metrics, logger }: Reloadable): void {
   const reloadProfile = () => {
     const started = process.hrtime.bigint()
     try {
@@ -44,16 +47,27 @@ export function reloadOnChange ({ config, served, tokens, metrics, logger }: Rel
       logger.error(`${(error as Error).message}. The tokens in use stay`)
     }
   }
+  const reloadFaults = () => {
+    if (faults === undefined) return
+    try {
+      faults.reload()
+      logger.info(faults.summary, 'faults reloaded')
+    } catch (error) {
+      logger.error(`${(error as Error).message}. The faults in use stay`)
+    }
+  }
   process.on('SIGHUP', () => {
     logger.info('SIGHUP: reloading')
     reloadProfile()
     reloadTokens()
+    reloadFaults()
   })
-  if (config.profileWatch) watchProfile(config.profile, reloadProfile)
+  if (config.profileWatch) watchFile(config.profile, reloadProfile)
+  if (faults !== undefined) watchFile(faults.file, reloadFaults)
 }
 
 /**
- * Calls `changed` when the file a profile path resolves to changes, is replaced or is another
+ * Calls `changed` when the file a path resolves to changes, is replaced or is another
  * file. It watches folders, not the file: a file replaced by a rename is a new file that a watch
  * on the old one would miss, and Kubernetes updates a mounted ConfigMap without touching the
  * file's own name (it writes a new timestamped folder, points a new `..data_tmp` symlink at it
@@ -62,7 +76,7 @@ export function reloadOnChange ({ config, served, tokens, metrics, logger }: Rel
  * again where it resolves after every change, and reloads only when the file found there differs
  * (another file, size or modification time): other files in those folders cost a stat, no reload.
  */
-function watchProfile (file: string, changed: () => void): void {
+function watchFile (file: string, changed: () => void): void {
   const fingerprint = () => {
     try {
       const real = fs.realpathSync(file)

@@ -1,8 +1,10 @@
 import type { AddressInfo } from 'node:net'
 import { pino } from 'pino'
+import { FAULT_PATHS } from '../api/faults.ts'
 import { ApiTokens } from '../api/tokens.ts'
 import { ConfigError, hostProblem, loadConfig, type Config } from '../config.ts'
 import { cluster, v8 } from '../builtins.ts'
+import type { Faults } from '../faults/faults.ts'
 import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import { Served } from '../inventory/served.ts'
@@ -28,10 +30,13 @@ export async function serve (): Promise<void> {
   if (cluster.isPrimary) for (const warning of config.warnings) logger.warn(warning)
   let catalog: Catalog
   let tokens: ApiTokens
+  let faults: Faults | undefined
   const started = process.hrtime.bigint()
   try {
     catalog = new Catalog(loadProfile(config.profile))
     tokens = new ApiTokens(config.apiTokensFile, config.loginRequired)
+    // The rules and their generator are loaded only when asked for.
+    if (config.faults !== undefined) faults = new (await import('../faults/faults.ts')).Faults(config.faults, FAULT_PATHS)
   } catch (error) {
     return stop(error)
   }
@@ -48,14 +53,15 @@ export async function serve (): Promise<void> {
     return superviseWorkers(config.workers, { PORT: String(port) }, config, logger)
   }
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens.count }, 'profile loaded')
+  if (faults !== undefined) logger.info(faults.summary, 'faults loaded')
 
   const served = new Served(catalog)
   // With per-request logs on, every request goes through Fastify to be logged: nothing is replayed.
-  const replays = config.accessLog ? undefined : new Replays(served, config.cacheBytes, config.trustProxy !== undefined)
+  const replays = config.accessLog ? undefined : new Replays(served, config.cacheBytes, config.trustProxy !== undefined, faults)
   // prom-client and ioredis cost start-up time and memory: loaded only when configured.
   const metrics = config.metrics ? new (await import('../ops/metrics.ts')).Metrics(served, replays) : undefined
   metrics?.profileLoaded(Number(process.hrtime.bigint() - started) / 1e9)
-  const service = new Service({ config, served, ...(replays !== undefined && { replays }), tokens, ...(metrics !== undefined && { metrics }), logger })
+  const service = new Service({ config, served, ...(replays !== undefined && { replays }), tokens, ...(metrics !== undefined && { metrics }), ...(faults !== undefined && { faults }), logger })
   if (config.redisUrl !== undefined) {
     const { pollRqWorkers } = await import('../inventory/rq-workers.ts')
     const poll = pollRqWorkers(config.redisUrl, config.rqPollIntervalMs, logger, {
@@ -65,7 +71,7 @@ export async function serve (): Promise<void> {
     service.onClose(poll.close)
   }
   closeOnSignal(service, config)
-  reloadOnChange({ config, served, tokens, metrics, logger })
+  reloadOnChange({ config, served, tokens, faults, metrics, logger })
   try {
     await service.listen(config.port, config.host)
   } catch (error) {
@@ -82,6 +88,7 @@ export async function serve (): Promise<void> {
     apiTokens: tokens.count,
     profile: config.profile,
     generation: served.current.number,
+    faults: config.faults ?? 'none',
   }, 'serving')
   keepRequestsYoung()
   warnWhenOutOfDescriptors(logger)
@@ -99,7 +106,7 @@ function keepRequestsYoung (): void {
 }
 
 /**
- * Start-up failed: loading throws only ConfigError (exit 2), ProfileError and TokensError (exit 1),
+ * Start-up failed: loading throws only ConfigError (exit 2), ProfileError, TokensError and FaultsError (exit 1),
  * whose messages say what to fix; listening fails with the system's reason (EADDRINUSE…, exit 1).
  * One plain line on stderr, for the person starting it, nothing on stdout. Exit at once: in a
  * worker, the channel to the primary would otherwise keep the process alive (a pipe's writes are

@@ -50,6 +50,7 @@ const MISSES_OF_A_HOT_PAGE = 8
 
 /** What the caches of every generation have done, for /metrics: it outlives a reload. */
 export class CacheStats {
+  /** Answers replayed (counted by the replays: one found may be declined). */
   hits = 0
   /** Answers offered for a key the cache did not hold. */
   misses = 0
@@ -117,7 +118,6 @@ export class ResponseCache {
     const entry = this.#entries.get(key.hash >>> 2)
     if (entry === undefined || entry.key.url !== key.url || entry.key.host !== key.host) return undefined
     entry.visited = true
-    this.stats.hits++
     return entry.kept
   }
 

@@ -1,4 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { Faults } from '../faults/faults.ts'
 import type { Generation, Served } from '../inventory/served.ts'
 import { CacheStats, ENTRY_OVERHEAD_BYTES, ResponseCache, type Kept } from './cache.ts'
 import { cacheKeyOf } from './cache-key.ts'
@@ -20,13 +21,16 @@ export class Replays {
   readonly maxBytes: number
   readonly #served: Served
   readonly #trustsProxies: boolean
+  readonly #faults: Faults | undefined
   #generation: Generation
   #cache: ResponseCache
 
-  constructor (served: Served, maxBytes: number, trustsProxies: boolean) {
+  /** `faults`: a request a fault may apply to is never replayed (the fault is drawn by Fastify). */
+  constructor (served: Served, maxBytes: number, trustsProxies: boolean, faults?: Faults) {
     this.#served = served
     this.maxBytes = maxBytes
     this.#trustsProxies = trustsProxies
+    this.#faults = faults
     this.#generation = served.current
     this.#cache = new ResponseCache(maxBytes, this.stats)
   }
@@ -36,10 +40,13 @@ export class Replays {
     return this.#current().bytes
   }
 
-  /** The kept answer to this request, if any. */
+  /** The kept answer to replay to this request, if any. */
   find (request: IncomingMessage): Kept | undefined {
     const key = cacheKeyOf(request, this.#trustsProxies)
-    return key === undefined ? undefined : this.#current().get(key)
+    const kept = key === undefined ? undefined : this.#current().get(key)
+    if (kept === undefined || this.#faults?.mayApply(kept.route, request) === true) return undefined
+    this.stats.hits++
+    return kept
   }
 
   /**

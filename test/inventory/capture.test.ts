@@ -11,7 +11,7 @@ import { captureCommand } from '../../lib/process/capture.ts'
 import { help } from '../../lib/process/help.ts'
 import type { ProfileObjectType } from '../../schemas/profile.ts'
 import { DEFAULT_PROFILE } from '../helper.ts'
-import { exchange, freePort } from '../http.ts'
+import { askAlone, exchange, freePort } from '../http.ts'
 import { command, run, start } from '../service.ts'
 
 const TOKEN = '0123456789abcdef0123456789abcdef01234567'
@@ -59,6 +59,8 @@ interface Deployment {
   page?: (page: Page, offset: number) => Page
   /** Over HTTPS, with a certificate of its own that nothing trusts unless told to. */
   secure?: boolean
+  /** Milliseconds each answer waits, by path. */
+  latency?: Record<string, number>
 }
 
 const CERTIFICATE = new URL('../fixtures/stand-in.crt', import.meta.url).pathname
@@ -68,9 +70,15 @@ const KEY = new URL('../fixtures/stand-in.key', import.meta.url).pathname
  * A stand-in for a real deployment: its status keys, tokens required (403 with its texts), a
  * maximum page size of 50 whatever `limit` asks, absolute `next` links, 404 elsewhere.
  */
-async function deployment (t: Test, { answer, page = (page) => page, secure = false }: Deployment = {}) {
+async function deployment (t: Test, { answer, page = (page) => page, secure = false, latency = {} }: Deployment = {}) {
   const requests: Array<{ url: string, authorization: string | undefined }> = []
   const handle = (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url!, base)
+    const wait = latency[url.pathname]
+    if (wait !== undefined) return setTimeout(answerRequest, wait, request, response)
+    answerRequest(request, response)
+  }
+  const answerRequest = (request: IncomingMessage, response: ServerResponse) => {
     requests.push({ url: request.url!, authorization: request.headers.authorization })
     const url = new URL(request.url!, base)
     const authorization = request.headers.authorization
@@ -80,6 +88,8 @@ async function deployment (t: Test, { answer, page = (page) => page, secure = fa
     if (own === 'hang') return
     if (own !== undefined) return json(response, ...own)
     if (url.pathname === '/api/status/') return json(response, 200, DEPLOYMENT_STATUS)
+    const item = TYPES.find((type) => url.pathname === `/api/extras/object-types/${type.id}/`)
+    if (item !== undefined) return json(response, 200, { ...item, url: base + url.pathname })
     if (url.pathname !== '/api/extras/object-types/') return json(response, 404, { detail: 'Not found.' })
     const limit = Math.min(Number(url.searchParams.get('limit') ?? 50), 50)
     const offset = Number(url.searchParams.get('offset') ?? 0)
@@ -142,6 +152,37 @@ t.test('--out writes the file whole, replacing one that was there; the token com
   t.equal(await readFile(out, 'utf8'), EXPECTED)
   t.same(await readdir(dir), ['profile.json'], 'no temporary file left')
   t.notMatch(EXPECTED, TOKEN, 'the token is not in the profile')
+})
+
+t.test('--faults-out: each endpoint\'s median and p99 over --samples more requests, which the service then serves as its delays', async (t) => {
+  const { base, requests } = await deployment(t, { latency: { '/api/status/': 80, '/api/extras/object-types/1/': 40 } })
+  const dir = await folder(t)
+  const [out, faultsOut] = [join(dir, 'profile.json'), join(dir, 'faults.json')]
+  const result = await command(['capture', base, '--out', out, '--faults-out', faultsOut, '--samples', '10'], { INVENTORY_TOKEN: TOKEN })
+  t.equal(result.code, 0, result.stderr)
+  t.equal(await readFile(out, 'utf8'), EXPECTED, 'the profile as ever')
+  const ids = requests.map(({ url }) => url).filter((url) => /^\/api\/extras\/object-types\/\d+\/$/.test(url))
+  t.same(new Set(ids), new Set(['/api/extras/object-types/1/']), 'the item sampled is the first object type, by id')
+  t.equal(requests.length, 1 + 4 + 3 * 10, 'the capture\'s 5 requests, and 10 of each endpoint')
+  const faults = JSON.parse(await readFile(faultsOut, 'utf8'))
+  t.same(Object.keys(faults), ['seed', 'rules'])
+  t.same(faults.rules.map((rule: { path: string }) => rule.path), ['/api/status/', '/api/extras/object-types/', '/api/extras/object-types/{id}/'])
+  const [status, list, item] = faults.rules.map((rule: { delay: { median: number, p99: number } }) => rule.delay)
+  t.ok(status.median >= 80 && status.p99 >= status.median, `status: ${JSON.stringify(status)}`)
+  t.ok(item.median >= 40 && item.median < status.median, `item: ${JSON.stringify(item)}`)
+  t.ok(list.median < item.median, `list: ${JSON.stringify(list)}`)
+  for (const [path, delay, count] of [['/api/status/', status, 11], ['/api/extras/object-types/', list, 14], ['/api/extras/object-types/{id}/', item, 10]]) {
+    t.match(result.stderr, `latency of ${path}: median ${delay.median} ms, p99 ${delay.p99} ms (${count} requests)\n`)
+  }
+  t.match(result.stderr, 'latency samples: 10 of 10\nlatency of /api/status/')
+  t.match(result.stderr, `wrote ${faultsOut}: the latencies of 3 endpoints\n`)
+
+  // The stand-in, from what was captured: the status takes about as long as the deployment's.
+  const standIn = await start(t, { PROFILE: out, FAULTS: faultsOut })
+  const times: number[] = []
+  for (let i = 0; i < 5; i++) times.push((await askAlone(standIn.port, '/api/status/')).ms)
+  times.sort((a, b) => a - b)
+  t.ok(times[2]! >= status.median * 0.8, `the stand-in's median status: ${times[2]!.toFixed(1)} ms`)
 })
 
 t.test('the service serves what it captured from itself, byte for byte, over pages as small as 50', async (t) => {
@@ -283,7 +324,7 @@ t.test('what stops a capture: a message that names the problem, exit 1, no file'
 
 t.test('a wrong command line: the problem and the usage, exit 2, nothing asked; help, exit 0', async (t) => {
   const { base, requests } = await deployment(t)
-  const usage = 'usage: capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] (the token may come from INVENTORY_TOKEN instead)\n'
+  const usage = 'usage: capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] [--faults-out <file> [--samples <n>]] (the token may come from INVENTORY_TOKEN instead)\n'
   // The command itself, in this process: its exit code, and what it writes to stderr (stdout,
   // where tap writes, is checked with the processes below).
   const captureIn = async (args: string[]) => {
@@ -301,6 +342,9 @@ t.test('a wrong command line: the problem and the usage, exit 2, nothing asked; 
     [[`${base}/?limit=5`], `${base}/?limit=5: the base URL has no query or fragment`],
     [[base, '--timeout', '0'], '--timeout must be a number of seconds, more than 0 and at most 600; got "0"'],
     [[base, '--timeout', 'soon'], '--timeout must be a number of seconds, more than 0 and at most 600; got "soon"'],
+    [[base, '--samples', '10'], '--samples times requests for --faults-out, which is missing'],
+    [[base, '--faults-out', 'faults.json', '--samples', 'all'], '--samples must be a whole number from 0 to 100000; got "all"'],
+    [[base, '--faults-out', 'faults.json', '--samples', '100001'], '--samples must be a whole number from 0 to 100000; got "100001"'],
   ]
   for (const [args, problem] of cases) {
     t.same(await captureIn(args), { code: 2, stderr: `${problem}\n${usage}` }, problem)
@@ -314,7 +358,7 @@ t.test('a wrong command line: the problem and the usage, exit 2, nothing asked; 
   t.same(await command(['survey']), {
     code: 2,
     stdout: '',
-    stderr: 'unknown command "survey"\nusage: serve | capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] | validate <profile-file> | help | version\n',
+    stderr: 'unknown command "survey"\nusage: serve | capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] [--faults-out <file> [--samples <n>]] | validate <profile-file> | help | version\n',
   })
   const helps = await Promise.all(['help', '--help', '-h'].map((asked) => command([asked])))
   t.same(helps, Array(3).fill({ code: 0, stdout: help(), stderr: '' }), 'help, --help and -h print the help')

@@ -1,11 +1,11 @@
 import t from 'tap'
-import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { Agent } from 'node:http'
 import { join } from 'node:path'
 import { Catalog } from '../../lib/inventory/catalog.ts'
 import type { Profile } from '../../schemas/profile.ts'
 import { build, DEFAULT_PROFILE, get } from '../helper.ts'
-import { fetch as send } from '../http.ts'
+import { askAlone, fetch as send } from '../http.ts'
 import { logged, start } from '../service.ts'
 import { until } from '../wait.ts'
 
@@ -91,6 +91,30 @@ t.test('SIGHUP reloads the profile; a bad profile is logged and the one being se
   t.same(new Set(await during), new Set(['2.0.0']), 'every answer meanwhile from the profile in use')
   t.equal(await version(), '2.0.0', 'the bad profile is not served')
   t.match(server.output(), '"msg":"SIGHUP: reloading"')
+})
+
+t.test('a faults file is re-read when it changes and on SIGHUP; a bad one is logged and the faults in use stay', async (t) => {
+  const file = join(t.testdir(), 'faults.json')
+  const aborting = (status: number) => JSON.stringify({ seed: 5, rules: [{ path: '/api/status/', abort: { status } }] })
+  writeFileSync(file, aborting(503))
+  const server = await start(t, { FAULTS: file })
+  const status = async () => (await askAlone(server.port, '/api/status/')).status
+  t.equal(await status(), 503)
+  t.match(server.output(), `"faults":"${file}","rules":1,"seed":5,"headers":false,"msg":"faults loaded"`, 'the seed is logged')
+  writeFileSync(file, '{}')
+  await until('the change to be served', async () => await status() === 200)
+  writeFileSync(file, '{"rules": 1}')
+  await logged(server, `"msg":"Bad faults file ${file}: /rules must be a list of rules; got 1. The faults in use stay"`)
+  t.equal(await status(), 200)
+  writeFileSync(file, aborting(503))
+  await until('the change to be served', async () => await status() === 503)
+  // The same size and modification time: the watch sees no change, SIGHUP reads it anyway.
+  const { atime, mtime } = statSync(file)
+  writeFileSync(file, aborting(502))
+  utimesSync(file, atime, mtime)
+  server.child.kill('SIGHUP')
+  await logged(server, '"msg":"faults reloaded"', 3)
+  t.equal(await status(), 502)
 })
 
 t.test('PROFILE_WATCH=true: a changed or replaced profile file is reloaded', async (t) => {

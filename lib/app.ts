@@ -4,7 +4,6 @@ import fastifyPlugin from 'fastify-plugin'
 import type { Logger } from 'pino'
 import { SHARED_SCHEMAS } from '../schemas/api.ts'
 import { badUrlHandler, installErrorAnswers } from './api/errors.ts'
-import { faultsPlugin } from './api/faults.ts'
 import { installHeaders } from './api/headers.ts'
 import { baseUrlOf, installHostCheck } from './api/hosts.ts'
 import { registerProbes, type Readiness } from './api/probes.ts'
@@ -14,7 +13,6 @@ import { lacksSlash, registerEndpoints, ROUTED_METHODS } from './api/routes.ts'
 import { SCHEMA_CONTROLLER } from './api/schema-controller.ts'
 import type { ApiTokens } from './api/tokens.ts'
 import type { Config } from './config.ts'
-import type { Faults } from './faults/faults.ts'
 import type { Served } from './inventory/served.ts'
 import type { Metrics } from './ops/metrics.ts'
 import { parseQuery } from './reference/query.ts'
@@ -37,8 +35,6 @@ export interface AppOptions {
   metrics: Metrics | undefined
   /** Where 200s are kept to be replayed; undefined when nothing is (ACCESS_LOG). */
   replays: Replays | undefined
-  /** The faults to inject (FAULTS); undefined for none. */
-  faults: Faults | undefined
   readiness: Readiness
   logger: Logger
   /** The node:http server Fastify answers on (it never listens itself). */
@@ -68,11 +64,11 @@ function loggedRequest (tokens: ApiTokens) {
 
 /**
  * The Fastify app that makes every answer: the endpoints, the probes and `/metrics` as routes
- * with their schemas, the Host check, the headers of every answer (onSend), the error answers
- * and, with FAULTS, the faults injected. It answers on the service's server, through the request handler returned beside it
+ * with their schemas, the Host check, the headers of every answer (onSend) and the error
+ * answers. It answers on the service's server, through the request handler returned beside it
  * (service.ts, which replays what it kept instead of asking again).
  */
-export function buildApp ({ config, served, tokens, metrics, replays, faults, readiness, logger, server, plugins = [] }: AppOptions): [FastifyInstance, RequestListener] {
+export function buildApp ({ config, served, tokens, metrics, replays, readiness, logger, server, plugins = [] }: AppOptions): [FastifyInstance, RequestListener] {
   let handler!: RequestListener
   const app = Fastify({
     serverFactory: (fastify) => {
@@ -107,7 +103,6 @@ export function buildApp ({ config, served, tokens, metrics, replays, faults, re
   installHostCheck(app, baseUrlOf(config), config.trustProxy !== undefined)
   installErrorAnswers(app, lacksSlash)
   for (const plugin of plugins) app.register(plugin)
-  if (faults !== undefined) app.register(faultsPlugin({ faults, metrics, statusKeys: config.statusKeys }))
   // After the plugins, in the app's own scope: whatever they add applies to every route.
   app.register(fastifyPlugin((routes, _options, done) => {
     registerProbes(routes, readiness)

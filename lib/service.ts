@@ -4,7 +4,6 @@ import type { Logger } from 'pino'
 import type { ApiTokens } from './api/tokens.ts'
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
-import type { Faults } from './faults/faults.ts'
 import { createHttpServer } from './server/http-server.ts'
 import type { Served } from './inventory/served.ts'
 import type { Metrics } from './ops/metrics.ts'
@@ -22,10 +21,8 @@ export interface ServiceOptions {
   tokens: ApiTokens
   /** Required when METRICS is set. */
   metrics?: Metrics
-  /** The faults to inject (FAULTS). */
-  faults?: Faults
   logger: Logger
-  /** Fastify plugins, registered before the routes (app.ts). */
+  /** Fastify plugins, registered before the routes (app.ts): the faults plugin with FAULTS. */
   plugins?: readonly FastifyPluginCallback[]
 }
 
@@ -46,7 +43,7 @@ export class Service {
   #listening: Promise<void> | undefined
   readonly #onClose: Array<() => Promise<void>> = []
 
-  constructor ({ config, served, replays, tokens, metrics, faults, logger, plugins }: ServiceOptions) {
+  constructor ({ config, served, replays, tokens, metrics, logger, plugins }: ServiceOptions) {
     this.config = config
     this.served = served
     this.logger = logger
@@ -55,7 +52,7 @@ export class Service {
       if (this.lifecycle.closing) response.setHeader('connection', 'close')
       if (replays === undefined || !replayed(request, response, replays, tokens, metrics)) fastify(request, response)
     })
-    ;[this.app, fastify] = buildApp({ config, served, tokens, metrics, replays, faults, readiness: this.lifecycle, logger, server: this.server, plugins })
+    ;[this.app, fastify] = buildApp({ config, served, tokens, metrics, replays, readiness: this.lifecycle, logger, server: this.server, plugins })
   }
 
   /** Listens on `host:port` (listen.ts), once the app is ready. */

@@ -4,7 +4,7 @@ import { pino, type Logger } from 'pino'
 import type { FastifyInstance, FastifyPluginCallback, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { FAULT_PATHS } from '../lib/api/faults.ts'
+import { FAULT_PATHS, faultsPlugin } from '../lib/api/faults.ts'
 import { ApiTokens } from '../lib/api/tokens.ts'
 import { loadConfig } from '../lib/config.ts'
 import { Faults } from '../lib/faults/faults.ts'
@@ -58,9 +58,8 @@ export async function build (t: Test, { env = {}, profile = DEFAULT_PROFILE, log
     ...(replays !== undefined && { replays }),
     tokens: new ApiTokens(config.apiTokensFile, config.loginRequired),
     ...(metrics !== undefined && { metrics }),
-    ...(faults !== undefined && { faults }),
     logger,
-    plugins,
+    plugins: faults === undefined ? plugins : [...plugins, faultsPlugin({ faults, metrics, statusKeys: config.statusKeys })],
   })
   t.teardown(() => service.close())
   const { app } = service

@@ -132,7 +132,7 @@ function bodyHook (url: string, injected: Injected): onSendHookHandler {
     if ((!cut && bytesPerSecond === undefined) || request.method === 'HEAD' || !(typeof payload === 'string' || Buffer.isBuffer(payload)) || payload.length === 0) {
       return done(null, payload)
     }
-    const body = Buffer.from(payload)
+    const body = typeof payload === 'string' ? Buffer.from(payload) : payload
     if (bytesPerSecond !== undefined) injected(request, url, 'slow_body', { bytesPerSecond })
     if (cut) injected(request, url, 'cut', { of: body.length })
     reply.header('content-length', String(body.length))

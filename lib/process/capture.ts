@@ -1,6 +1,4 @@
-import { FAULT_PATHS } from '../api/faults.ts'
 import { fs, path } from '../builtins.ts'
-import { checkFaults } from '../faults/rules.ts'
 import { capture, CaptureError, sampleLatencies, type Latencies } from '../inventory/capture.ts'
 import { checkProfile } from '../inventory/profile.ts'
 import { COMMANDS, commandArgs, UsageError, wrongUsage } from './command.ts'
@@ -32,7 +30,7 @@ export async function captureCommand (args: string[]): Promise<number> {
     if (faultsOut !== undefined) {
       const first = profile.objectTypes[0]
       if (first !== undefined) await sampleLatencies(base, first.id, samples, options)
-      faults = `${JSON.stringify(latencyFaults(latencies, base, progress), null, 2)}\n`
+      faults = `${JSON.stringify(await latencyFaults(latencies, base, progress), null, 2)}\n`
     }
     const text = `${JSON.stringify(profile, null, 2)}\n`
     if (out === undefined) {
@@ -86,7 +84,7 @@ function readArgs (args: string[]) {
  * A faults file that delays each endpoint timed as the deployment answered it: a lognormal delay
  * of its median and p99 (the nearest ranks), in milliseconds to a tenth.
  */
-function latencyFaults (latencies: Latencies, base: URL, progress: (line: string) => void) {
+async function latencyFaults (latencies: Latencies, base: URL, progress: (line: string) => void) {
   const rules = [...latencies].map(([path, times]) => {
     const sorted = times.toSorted((a, b) => a - b)
     const rank = (share: number) => Math.round(sorted[Math.max(0, Math.ceil(share * sorted.length) - 1)]! * 10) / 10
@@ -94,6 +92,8 @@ function latencyFaults (latencies: Latencies, base: URL, progress: (line: string
     progress(`latency of ${path}: median ${median} ms, p99 ${p99} ms (${counted(sorted.length, 'request')})`)
     return { path, delay: { median, p99 } }
   })
+  // Loaded only for --faults-out: serving starts without them.
+  const [{ checkFaults }, { FAULT_PATHS }] = await Promise.all([import('../faults/rules.ts'), import('../api/faults.ts')])
   return checkFaults({ seed: CAPTURED_SEED, rules }, `captured from ${base.href}`, FAULT_PATHS)
 }
 

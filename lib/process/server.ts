@@ -1,6 +1,5 @@
 import type { AddressInfo } from 'node:net'
 import { pino } from 'pino'
-import { FAULT_PATHS } from '../api/faults.ts'
 import { ApiTokens } from '../api/tokens.ts'
 import { ConfigError, hostProblem, loadConfig, type Config } from '../config.ts'
 import { cluster, v8 } from '../builtins.ts'
@@ -35,8 +34,8 @@ export async function serve (): Promise<void> {
   try {
     catalog = new Catalog(loadProfile(config.profile))
     tokens = new ApiTokens(config.apiTokensFile, config.loginRequired)
-    // The rules and their generator are loaded only when asked for.
-    if (config.faults !== undefined) faults = new (await import('../faults/faults.ts')).Faults(config.faults, FAULT_PATHS)
+    // The faults' plugin, rules and generator are loaded only when asked for.
+    if (config.faults !== undefined) faults = new (await import('../faults/faults.ts')).Faults(config.faults, (await import('../api/faults.ts')).FAULT_PATHS)
   } catch (error) {
     return stop(error)
   }
@@ -61,7 +60,8 @@ export async function serve (): Promise<void> {
   // prom-client and ioredis cost start-up time and memory: loaded only when configured.
   const metrics = config.metrics ? new (await import('../ops/metrics.ts')).Metrics(served, replays) : undefined
   metrics?.profileLoaded(Number(process.hrtime.bigint() - started) / 1e9)
-  const service = new Service({ config, served, ...(replays !== undefined && { replays }), tokens, ...(metrics !== undefined && { metrics }), ...(faults !== undefined && { faults }), logger })
+  const plugins = faults === undefined ? [] : [(await import('../api/faults.ts')).faultsPlugin({ faults, metrics, statusKeys: config.statusKeys })]
+  const service = new Service({ config, served, ...(replays !== undefined && { replays }), tokens, ...(metrics !== undefined && { metrics }), logger, plugins })
   if (config.redisUrl !== undefined) {
     const { pollRqWorkers } = await import('../inventory/rq-workers.ts')
     const poll = pollRqWorkers(config.redisUrl, config.rqPollIntervalMs, logger, {

@@ -8,16 +8,16 @@ const Seconds = Type.Number({ minimum: 0, accepts: 'a number of seconds from 0 u
 const Percent = Type.Optional(Type.Number({ minimum: 0, maximum: 100, accepts: 'a number from 0 to 100 (the share of matching requests; 100 when absent)' }))
 
 /** The statuses an abort answers with, each with the body the inventory service (or the proxy in front of it) sends. */
-export const ABORT_STATUSES = [429, 500, 502, 503] as const
+const ABORT_STATUSES = [429, 500, 502, 503] as const
 
 const DELAY_WORDS = 'a delay: {"ms"} fixed, {"min", "max"} uniform or {"median", "p99"} lognormal, each with an optional "percent"'
-export const Delay = Type.Union([
+const Delay = Type.Union([
   Type.Object({ ms: Milliseconds, percent: Percent }, { additionalProperties: false, accepts: DELAY_WORDS }),
   Type.Object({ min: Milliseconds, max: Milliseconds, percent: Percent }, { additionalProperties: false, accepts: DELAY_WORDS }),
   Type.Object({ median: Milliseconds, p99: Milliseconds, percent: Percent }, { additionalProperties: false, accepts: DELAY_WORDS }),
 ], { accepts: DELAY_WORDS })
 
-export const Abort = Type.Object({
+const Abort = Type.Object({
   status: Type.Union(ABORT_STATUSES.map((status) => Type.Literal(status)), { accepts: `one of ${ABORT_STATUSES.join(', ')}` }),
   percent: Percent,
   /** The Retry-After of a 503 or 429. */
@@ -25,22 +25,22 @@ export const Abort = Type.Object({
 }, { additionalProperties: false, accepts: 'an abort: an object of status and optionally percent and retryAfter' })
 
 /** What happens to the connection instead of (or in the middle of) the answer. */
-export const CONNECTION_FAULTS = ['reset', 'close', 'cut'] as const
+const CONNECTION_FAULTS = ['reset', 'close', 'cut'] as const
 
-export const Connection = Type.Object({
+const Connection = Type.Object({
   fault: Type.Union(CONNECTION_FAULTS.map((fault) => Type.Literal(fault)), {
     accepts: 'reset (a TCP reset, no answer), close (closed with no answer) or cut (the body cut short)',
   }),
   percent: Percent,
 }, { additionalProperties: false, accepts: 'a connection fault: an object of fault and optionally percent' })
 
-export const SlowBody = Type.Object({
+const SlowBody = Type.Object({
   bytesPerSecond: Type.Integer({ minimum: 1, maximum: 2 ** 30, accepts: 'a whole number of bytes per second from 1 to 1073741824' }),
   percent: Percent,
 }, { additionalProperties: false, accepts: 'a slow body: an object of bytesPerSecond and optionally percent' })
 
 /** When a rule applies, in seconds since the faults file was loaded: from `from` to `to`, and within that the first `for` of every `every`. */
-export const Schedule = Type.Object({
+const Schedule = Type.Object({
   from: Type.Optional(Seconds),
   to: Type.Optional(Seconds),
   every: Type.Optional(Type.Number({ exclusiveMinimum: 0, accepts: 'a number of seconds above 0' })),
@@ -49,7 +49,7 @@ export const Schedule = Type.Object({
 
 const Matches = (what: string) => Type.Record(Type.String({ minLength: 1 }), Type.String({ accepts: `the text the ${what} must be` }), { accepts: `an object of ${what} names and the texts they must be` })
 
-export const Rule = Type.Object({
+const Rule = Type.Object({
   /** A route's path template, as the OpenAPI document writes it: `/api/extras/object-types/{id}/`. */
   path: Type.String({ accepts: 'a path template of the service' }),
   query: Type.Optional(Matches('query parameter')),
@@ -72,6 +72,5 @@ export const FaultsFile = Type.Object({
 export type FaultsFile = Static<typeof FaultsFile>
 export type Rule = Static<typeof Rule>
 export type Delay = Static<typeof Delay>
-export type Abort = Static<typeof Abort>
 export type ConnectionFault = (typeof CONNECTION_FAULTS)[number]
 export type Schedule = Static<typeof Schedule>

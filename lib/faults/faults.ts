@@ -37,9 +37,8 @@ export class Faults {
   }
 
   /** Reads the file again; what is in use stays if it is refused (the FaultsError is thrown). */
-  reload (): Rules {
+  reload (): void {
     this.#rules = readRules(this.file, this.#paths)
-    return this.#rules
   }
 
   /** A Fastify route that faults may apply to. */
@@ -52,7 +51,6 @@ export class Faults {
     const route = this.#routes.get(url)!
     const rules = this.#rules
     if (route.headers && rules.headers && asksForFaults(request.headers)) return true
-    if (!rules.names(route.path)) return false
     let query: QueryParams | undefined
     return rules.matches(route.path, request.headers, () => (query ??= queryOfUrl(request.url!)))
   }

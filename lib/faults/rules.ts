@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { FaultsFile, type Abort, type ConnectionFault, type Delay, type Rule, type Schedule } from '../../schemas/faults.ts'
+import { FaultsFile, type ConnectionFault, type Delay, type Rule, type Schedule } from '../../schemas/faults.ts'
 import { readJsonFile, schemaProblem } from '../json-file.ts'
 import { lastValue, type QueryParams } from '../reference/query.ts'
 import { Draws } from './draws.ts'
@@ -27,16 +27,12 @@ export interface Fault {
 /** A 503's or 429's Retry-After when the rule does not say. */
 export const DEFAULT_RETRY_AFTER = 5
 
-/** A rule ready to match and draw; `number` counts from 1, as people read a file. */
+/** A rule ready to match: its values to match as lists (header names in lower case); `number` counts from 1, as people read a file. */
 interface Compiled {
   number: number
+  rule: Rule
   query: ReadonlyArray<readonly [string, string]>
   header: ReadonlyArray<readonly [string, string]>
-  schedule: Schedule | undefined
-  delay: Delay | undefined
-  abort: Abort | undefined
-  connection: Rule['connection']
-  slowBody: Rule['slowBody']
 }
 
 /**
@@ -61,24 +57,14 @@ export class Rules {
     this.count = rules.length
     this.#byPath = new Map()
     for (const [index, rule] of rules.entries()) {
-      const { path } = rule
       const compiled: Compiled = {
         number: index + 1,
+        rule,
         query: Object.entries(rule.query ?? {}),
         header: Object.entries(rule.header ?? {}).map(([name, value]) => [name.toLowerCase(), value] as const),
-        schedule: rule.schedule,
-        delay: rule.delay,
-        abort: rule.abort,
-        connection: rule.connection,
-        slowBody: rule.slowBody,
       }
-      this.#byPath.set(path, [...this.#byPath.get(path) ?? [], compiled])
+      this.#byPath.set(rule.path, [...this.#byPath.get(rule.path) ?? [], compiled])
     }
-  }
-
-  /** Whether a rule names the path at all. */
-  names (path: string): boolean {
-    return this.#byPath.has(path)
   }
 
   /** Whether a rule matches a request now (before its chances are drawn). */
@@ -92,11 +78,12 @@ export class Rules {
    * abort, connection, slow body.
    */
   draw (path: string, headers: IncomingHttpHeaders, query: () => QueryParams, withHeaders: boolean): Fault | undefined {
-    const rule = this.#first(path, headers, query)
+    const found = this.#first(path, headers, query)
     const asked = withHeaders && this.headers ? headerFaults(headers) : undefined
-    if (rule === undefined && asked === undefined) return undefined
+    if (found === undefined && asked === undefined) return undefined
+    const rule = found?.rule
     const draws = this.#draws
-    const fault: Fault = { source: asked === undefined ? `rule ${rule!.number}` : rule === undefined ? 'headers' : `rule ${rule.number} and headers`, delayMs: 0 }
+    const fault: Fault = { source: asked === undefined ? `rule ${found!.number}` : found === undefined ? 'headers' : `rule ${found.number} and headers`, delayMs: 0 }
     if (asked?.delay !== undefined) {
       if (draws.chance(asked.delay.percent)) fault.delayMs = asked.delay.ms
     } else if (rule?.delay !== undefined && draws.chance(rule.delay.percent ?? 100)) {
@@ -120,10 +107,10 @@ export class Rules {
     const rules = this.#byPath.get(path)
     if (rules === undefined) return undefined
     const seconds = (performance.now() - this.#readAt) / 1000
-    return rules.find((rule) =>
-      (rule.schedule === undefined || scheduled(rule.schedule, seconds)) &&
-      rule.header.every(([name, value]) => headers[name] === value) &&
-      (rule.query.length === 0 || rule.query.every(([name, value]) => lastValue(query(), name) === value)))
+    return rules.find(({ rule: { schedule }, header, query: values }) =>
+      (schedule === undefined || scheduled(schedule, seconds)) &&
+      header.every(([name, value]) => headers[name] === value) &&
+      (values.length === 0 || values.every(([name, value]) => lastValue(query(), name) === value)))
   }
 }
 

@@ -177,14 +177,11 @@ function unexpected (url: URL, problem: string): CaptureError {
 
 /**
  * Times `samples` more requests of each endpoint, taking turns: the status, the first page of
- * object types, and the object type `id`. Each must be answered as a capture's are.
+ * object types, and the object type `id` (if there is one). Each must be answered as a capture's are.
  */
-export async function sampleLatencies (baseUrl: URL, id: number, samples: number, options: CaptureOptions): Promise<void> {
-  const asked = [
-    [new URL('api/status/', baseUrl), STATUS],
-    [new URL('api/extras/object-types/', baseUrl), OBJECT_TYPES],
-    [new URL(`api/extras/object-types/${id}/`, baseUrl), OBJECT_TYPE],
-  ] as const
+export async function sampleLatencies (baseUrl: URL, id: number | undefined, samples: number, options: CaptureOptions): Promise<void> {
+  const asked: Array<readonly [URL, string]> = [[new URL('api/status/', baseUrl), STATUS], [new URL('api/extras/object-types/', baseUrl), OBJECT_TYPES]]
+  if (id !== undefined) asked.push([new URL(`api/extras/object-types/${id}/`, baseUrl), OBJECT_TYPE])
   for (let sample = 1; sample <= samples; sample++) {
     for (const [url, template] of asked) await getJson(url, template, options)
     if (sample % 100 === 0 || sample === samples) options.progress(`latency samples: ${sample} of ${samples}`)

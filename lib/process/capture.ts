@@ -28,8 +28,7 @@ export async function captureCommand (args: string[]): Promise<number> {
     // The faults file is checked before anything is written: a capture writes all or nothing.
     let faults: string | undefined
     if (faultsOut !== undefined) {
-      const first = profile.objectTypes[0]
-      if (first !== undefined) await sampleLatencies(base, first.id, samples, options)
+      await sampleLatencies(base, profile.objectTypes[0]?.id, samples, options)
       faults = `${JSON.stringify(await latencyFaults(latencies, base, progress), null, 2)}\n`
     }
     const text = `${JSON.stringify(profile, null, 2)}\n`

@@ -185,6 +185,20 @@ t.test('--faults-out: each endpoint\'s median and p99 over --samples more reques
   t.ok(times[2]! >= status.median * 0.8, `the stand-in's median status: ${times[2]!.toFixed(1)} ms`)
 })
 
+t.test('--faults-out from a deployment with no object types: the status and the list are timed, no item', async (t) => {
+  const dir = await folder(t)
+  const profile = join(dir, 'empty.json')
+  await writeFile(profile, JSON.stringify({ ...DEFAULT_PROFILE, objectTypes: [] }))
+  const source = await start(t, { PROFILE: profile })
+  const faultsOut = join(dir, 'faults.json')
+  const result = await command(['capture', `http://127.0.0.1:${source.port}`, '--faults-out', faultsOut, '--samples', '2'])
+  t.equal(result.code, 0, result.stderr)
+  const { rules } = JSON.parse(await readFile(faultsOut, 'utf8'))
+  t.same(rules.map((rule: { path: string }) => rule.path), ['/api/status/', '/api/extras/object-types/'])
+  t.match(result.stderr, 'latency of /api/extras/object-types/: median ')
+  t.match(result.stderr, '(3 requests)\n')
+})
+
 t.test('the service serves what it captured from itself, byte for byte, over pages as small as 50', async (t) => {
   const source = await start(t, { MAX_PAGE_SIZE: '50' })
   const out = join(await folder(t), 'captured.json')

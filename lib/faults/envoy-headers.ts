@@ -19,10 +19,11 @@ export function asksForFaults (headers: IncomingHttpHeaders): boolean {
 }
 
 /**
- * The faults the headers ask for, as Envoy reads them: a delay in milliseconds, an abort's status
- * from 200 to 599 (a delay beyond Node's longest timer is that long), a response rate in KiB per second above 0; each `-percentage` companion is the
- * share of requests, capped at 100 and 100 when absent or not a whole number. A value Envoy would
- * not take asks for nothing. Undefined when nothing is asked for.
+ * The faults the headers ask for, as Envoy reads them: a delay in milliseconds above 0 (at most
+ * Node's longest timer), an abort's status from 200 to 599, a response rate in KiB per second
+ * above 0; each `-percentage` companion is the share of requests, capped at 100, and 100 when
+ * absent or not a whole number. A value Envoy would not take asks for nothing. Undefined when
+ * nothing is asked for.
  */
 export function headerFaults (headers: IncomingHttpHeaders): HeaderFaults | undefined {
   const delay = whole(headers[DELAY])

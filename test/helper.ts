@@ -39,8 +39,6 @@ export interface Built {
   replays: Replays | undefined
   /** Set with METRICS=true. */
   metrics: Metrics | undefined
-  /** Set with FAULTS. */
-  faults: Faults | undefined
   /** Set with `listen`. */
   port: number
 }
@@ -63,9 +61,9 @@ export async function build (t: Test, { env = {}, profile = DEFAULT_PROFILE, log
   })
   t.teardown(() => service.close())
   const { app } = service
-  if (!listen) return { app, service, replays, metrics, faults, port: 0 }
+  if (!listen) return { app, service, replays, metrics, port: 0 }
   await service.listen(0, '127.0.0.1')
-  return { app, service, replays, metrics, faults, port: (service.server.address() as AddressInfo).port }
+  return { app, service, replays, metrics, port: (service.server.address() as AddressInfo).port }
 }
 
 /** app.inject, with the answer checked against the schema its route declares for its status. */

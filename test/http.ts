@@ -150,14 +150,14 @@ export interface Seen {
   body: string
   /** Milliseconds from sending the request to the connection's end. */
   ms: number
-  /** Moments (ms after sending) the body's bytes arrived at. */
+  /** When (ms after sending) each chunk of the answer arrived, its head in the first. */
   arrivals: number[]
   /** `ECONNRESET`, or `closed` when the connection ended with no answer at all. */
   failure?: string
 }
 
 /**
- * One GET on a connection of its own (`Connection: close`), read to the connection's end: the
+ * One request (a GET unless said) on a connection of its own (`Connection: close`), read to the connection's end: the
  * answer is never checked against the API's schemas, since an injected fault is not the API's.
  */
 export function askAlone (port: number, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Seen> {
@@ -180,7 +180,6 @@ export function askAlone (port: number, path: string, headers: Record<string, st
       const ms = performance.now() - started
       if (received.length === 0) return resolve({ status: 0, headers: {}, body: '', ms, arrivals, failure: failure ?? 'closed' })
       const { status, headers, body } = parseAnswer(received.toString())
-      // The arrivals of the body only: the first chunk may hold the head.
       resolve({ status, headers, body, ms, arrivals, ...(failure !== undefined && { failure }) })
     }
     socket.on('error', (error: NodeJS.ErrnoException) => {

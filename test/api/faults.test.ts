@@ -115,7 +115,7 @@ t.test('a slow body arrives at its rate, in pieces, whole', async (t) => {
   // The first piece (a twentieth of a second's worth) goes at once, the rest at the rate.
   const least = ((size - 20) / 400) * 1000
   t.ok(seen.ms >= least, `${size} bytes in ${seen.ms.toFixed(0)} ms: at most 400 bytes a second (at least ${least.toFixed(0)} ms)`)
-  t.ok(seen.arrivals.length >= 10, `in ${seen.arrivals.length} pieces`)
+  t.ok(seen.arrivals.length >= 5, `in ${seen.arrivals.length} pieces`)
 })
 
 t.test('Envoy\'s headers: a delay, an abort with its percentage, a response rate; never on a probe; ignored unless the file says so', async (t) => {
@@ -257,7 +257,8 @@ t.test('the README\'s faults files are served as written', async (t) => {
   const { port } = await withFaults(t, files[0])
   t.equal((await askAlone(port, '/api/status/')).status, 503)
   const slow = await askAlone(port, '/api/extras/object-types/?limit=1000')
-  t.ok(slow.status === 200 && slow.ms > 0, 'the narrowed delay')
+  // Lognormal, median 80 ms and p99 400: below 10 ms one time in 10 000 (and the seed fixes the draw).
+  t.ok(slow.status === 200 && slow.ms >= 10, `the narrowed delay: ${slow.ms.toFixed(0)} ms`)
   t.equal((await askAlone(port, '/api/', { 'x-envoy-fault-abort-request': '503' })).status, 503, 'its headers honoured')
   const second = await withFaults(t, files[1])
   t.equal((await askAlone(second.port, '/api/status/')).status, 503, 'the first minute of every five')

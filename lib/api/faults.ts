@@ -27,6 +27,9 @@ export const FAULT_PATHS: readonly string[] = [...ENDPOINTS.map((endpoint) => te
 /** The kinds of injected faults, as /metrics and the log name them. */
 type FaultKind = 'delay' | 'abort' | 'reset' | 'close' | 'cut' | 'slow_body'
 
+/** Counts and logs one fault injected into a request to a route. */
+type Injected = (request: FastifyRequest, url: string, kind: FaultKind, what: Record<string, unknown>) => void
+
 /** A slow body goes out in this many pieces a second. */
 const PIECES_PER_SECOND = 20
 
@@ -44,7 +47,7 @@ export interface FaultsPluginOptions {
  * rule matches costs one lookup. Each fault is counted in /metrics and logged at debug.
  */
 export function faultsPlugin ({ faults, metrics, statusKeys }: FaultsPluginOptions): FastifyPluginCallback {
-  const injected = (request: FastifyRequest, url: string, kind: FaultKind, what: Record<string, unknown>) => {
+  const injected: Injected = (request, url, kind, what) => {
     metrics?.faultInjected(url, kind)
     request.log.debug({ fault: kind, route: url, ...what, by: request.fault!.source }, 'fault injected')
   }
@@ -62,8 +65,6 @@ export function faultsPlugin ({ faults, metrics, statusKeys }: FaultsPluginOptio
     done()
   })
 }
-
-type Injected = (request: FastifyRequest, url: string, kind: FaultKind, what: Record<string, unknown>) => void
 
 /** Draws the request's fault: waits out its delay, then aborts or breaks the connection, or lets the request go on. */
 function drawHook (faults: Faults, url: string, path: string, headers: boolean, injected: Injected, statusKeys: StatusKeys): onRequestHookHandler {

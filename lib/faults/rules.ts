@@ -25,7 +25,7 @@ export interface Fault {
 }
 
 /** A 503's or 429's Retry-After when the rule does not say. */
-export const DEFAULT_RETRY_AFTER = 5
+const DEFAULT_RETRY_AFTER = 5
 
 /** A rule ready to match: its values to match as lists (header names in lower case); `number` counts from 1, as people read a file. */
 interface Compiled {

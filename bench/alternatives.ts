@@ -9,7 +9,8 @@
  *    bundles that make another choice: Fastify's default schema compilers (ajv and
  *    fast-json-stringify; lib/api/schema-controller.ts gives it compilers that build nothing),
  *    @fastify/swagger registered at start (lib/api/openapi.ts loads it when the document is
- *    first asked for), @fastify/sensible registered (lib/api/errors.ts does without it):
+ *    first asked for), @fastify/sensible registered (lib/api/errors.ts does without it),
+ *    node:https and node:http2 loaded with Fastify's server module (lib/deferred/ stands in):
  *    start-up to the first 200 and RSS idle after the first answers, starts alternating,
  *    medians, each beside the bare server's.
  * 2. The listening sockets (lib/server/listen.ts): the service as shipped, with 32 per address,
@@ -159,6 +160,11 @@ const withPlugin = (name: string, module: string, options = '{}') => variant(nam
 })
 const eagerSwagger = withPlugin('eager-swagger', '@fastify/swagger', "{ openapi: { openapi: '3.0.3', info: { title: 'x', version: '1' } } }")
 const sensible = withPlugin('sensible', '@fastify/sensible')
+const eagerHttps = variant('eager-https', {}, (script) => {
+  const without = script.replace(/ --alias:node:https=\S+ --alias:node:http2=\S+/, '')
+  if (without === script) throw new Error('eager-https: the bundle script no longer aliases node:https and node:http2')
+  return without
+})
 const acceptors = { '32 (shipped)': shipped, 8: withAcceptors(8), 1: withAcceptors(1) }
 /** The floor: a bare node:http server that answers every request with a constant. */
 await startAndIdle({
@@ -170,5 +176,6 @@ await startAndIdle({
   'a bundle with Fastify\'s default compilers': [...IMAGE_NODE_FLAGS, defaultCompilers],
   'a bundle with @fastify/swagger at start': [...IMAGE_NODE_FLAGS, eagerSwagger],
   'a bundle with @fastify/sensible': [...IMAGE_NODE_FLAGS, sensible],
+  'a bundle loading node:https and node:http2': [...IMAGE_NODE_FLAGS, eagerHttps],
 })
 await listening(acceptors)

@@ -69,8 +69,8 @@ t.test('the bundle, alone with the profile and package.json, answers byte for by
   t.equal(JSON.parse(captured.stdout).objectTypes.length, 163)
 })
 
-t.test('serving loads Fastify, and no @fastify/swagger: its chunk is imported when the document is first asked for', async (t) => {
-  interface Output { entryPoint?: string, inputs: Record<string, unknown>, imports: Array<{ path: string, kind: string }> }
+t.test('serving loads Fastify, and no @fastify/swagger (its chunk is imported when the document is first asked for), node:https, node:http2 or node:tls', async (t) => {
+  interface Output { entryPoint?: string, inputs: Record<string, unknown>, imports: Array<{ path: string, kind: string, external?: boolean }> }
   const outputs: Record<string, Output> = JSON.parse(await readFile(META, 'utf8')).outputs
   const chunkOf = (entryPoint: string) => Object.keys(outputs).find((file) => outputs[file]!.entryPoint === entryPoint)!
   const commands = chunkOf('lib/process/cli.ts')
@@ -84,6 +84,10 @@ t.test('serving loads Fastify, and no @fastify/swagger: its chunk is imported wh
   t.ok([...loaded].flatMap((file) => from(file, 'fastify')).length > 10, 'Fastify, which makes every answer')
   t.same([...loaded].flatMap((file) => [...from(file, '@fastify/swagger'), ...from(file, 'yaml')]), [], 'none of @fastify/swagger and yaml')
   t.ok(from(chunkOf('lib/api/openapi.ts'), '@fastify/swagger').length > 5, 'all of it in the document\'s chunk')
+  // Fastify's server module requires node:https and node:http2; the bundle gives it lib/deferred's stand-ins.
+  const builtins = [...loaded].flatMap((file) => outputs[file]!.imports.filter(({ external }) => external === true).map(({ path }) => path))
+  t.same(builtins.filter((path) => /^(node:)?(https|http2|tls)$/.test(path)), [], 'none of node:https, node:http2 and node:tls')
+  t.ok(builtins.includes('node:http'), 'node:http, as the check reads them')
 })
 
 t.test('npm start and the image start the service with the Node flags and environment the benchmarks use', async (t) => {

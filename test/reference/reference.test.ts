@@ -212,6 +212,7 @@ t.test('every answer is JSON: CONNECT, an unknown Expect', async (t) => {
   const [expect] = await exchange(port, ['GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\nExpect: the-unexpected\r\n\r\n'])
   const reply = parseAnswer(expect!)
   t.same([reply.status, reply.headers['content-type'], reply.body], [417, 'application/json', '{"detail":"Expectation failed."}'])
+  t.same([reply.headers.connection, reply.headers['keep-alive']], ['keep-alive', 'timeout=72'], 'the connection stays open, as after any answer')
 })
 
 t.test('what pynetbox sends: nb.version, filter(app_label=[…]), filter(ordering=…)', async (t) => {

@@ -1,6 +1,8 @@
 import t from 'tap'
 import { once } from 'node:events'
+import { writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
+import { join } from 'node:path'
 import { build } from '../helper.ts'
 import { raw as exchange } from '../http.ts'
 
@@ -64,4 +66,34 @@ t.test('idle keep-alive connections are closed after KEEP_ALIVE_TIMEOUT_MS', asy
   t.match(answer, /^HTTP\/1\.1 200 OK\r\n[^]*\r\nKeep-Alive: timeout=0\r\n/)
   const after = Date.now() - started
   t.ok(after >= 250 && after < 3000, `closed after ${after} ms`)
+})
+
+t.test('an answer slower than KEEP_ALIVE_TIMEOUT_MS is not cut, nor a connection busy for longer; each closes once idle', async (t) => {
+  // A delay (a faults rule) keeps the answer past the idle timeout of 300 ms and Node's grace second.
+  const faults = join(t.testdir(), 'faults.json')
+  writeFileSync(faults, JSON.stringify({ rules: [{ path: '/api/status/', delay: { ms: 1800 } }] }))
+  const { port } = await build(t, { env: { KEEP_ALIVE_TIMEOUT_MS: '300', FAULTS: faults }, listen: true })
+  const socket = connect(port, '127.0.0.1')
+  let answer = ''
+  socket.on('data', (chunk) => { answer += chunk })
+  socket.setTimeout(10_000, () => socket.destroy(new Error('the connection was never closed')))
+  const started = Date.now()
+  socket.write('GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n')
+  await once(socket, 'close')
+  t.match(answer, /^HTTP\/1\.1 200 OK\r\n[^]*\r\nKeep-Alive: timeout=0\r\n\r\n\{"framework-version"/, 'the delayed answer, whole')
+  t.ok(Date.now() - started >= 1800 + 250, `closed ${Date.now() - started} ms after the request, once idle after the answer`)
+
+  // Requests 200 ms apart for 2 s on one connection, each answered before the next.
+  const busy = connect(port, '127.0.0.1')
+  busy.on('error', () => {})
+  let answers = 0
+  busy.on('data', (chunk) => { answers += String(chunk).split('HTTP/1.1 200 OK').length - 1 })
+  for (let i = 0; i < 10; i++) {
+    busy.write('GET /api/extras/object-types/?limit=1 HTTP/1.1\r\nHost: inventory.test\r\n\r\n')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    if (busy.closed) break
+  }
+  t.notOk(busy.closed, 'still open after 2 s of requests')
+  t.ok(answers >= 9, `${answers} answers of 10 on the one connection`)
+  busy.destroy()
 })

@@ -34,17 +34,9 @@ export const ENTRY_OVERHEAD_BYTES = 1536
 const DOORKEEPER_BITS = 16
 
 /**
- * When the cache is full, the share of newcomers (keys the doorkeeper saw before) it keeps.
- * A stream of new queries each sent a few times over (as by load generators whose threads
- * each count from 1) gets past the doorkeeper: this turns the cache over 64 times more
- * slowly; one in 16 still let such a load take too much memory (docs/performance.md).
- */
-const KEPT_WHEN_FULL = 1 / 64
-
-/**
- * Misses after which a key is kept even when the cache is full: a page asked for again and
- * again gets in at once, not after some 64 misses, while a query that load generators
- * repeat a few times does not.
+ * Misses after which a key is kept when the cache is full: a page asked for again and again
+ * gets in, while new queries that load generators send a few times over (their threads each
+ * count from 1) do not, and turn no entry over (docs/performance.md).
  */
 const MISSES_OF_A_HOT_PAGE = 8
 
@@ -73,9 +65,9 @@ interface Entry {
  * Kept answers by cache key (see cache-key.ts), bounded in bytes whatever clients send.
  *
  * Admission: a miss is kept only when its key was asked for before, as a doorkeeper (a
- * table of recent keys' hashes and misses) remembers, and, once the cache is full, only one
- * time in 64 or on its eighth miss. A URL asked for once (a scan, a cache-busting load, a
- * client paging through the list) then costs the cache nothing: no entry pushed out, no body
+ * table of recent keys' hashes and misses) remembers, and, once the cache is full, only on
+ * its eighth miss. A URL asked for once, or a few times (a scan, a cache-busting load, a
+ * client paging through the list), then costs the cache nothing: no entry pushed out, no body
  * copied, none of the dead bodies that only a garbage collection gives back. That turnover,
  * more than the budget, was what a cache-busting load cost in memory (docs/performance.md).
  *
@@ -131,7 +123,7 @@ export class ResponseCache {
     // Larger than the whole cache: keeping it would evict everything else. A slot taken is
     // another key's, or this key's kept since get() (Fastify's hooks may answer later).
     if (size > this.maxBytes || missed === 1 || this.#entries.has(key.hash >>> 2)) return false
-    return this.#bytes + size <= this.maxBytes || missed >= MISSES_OF_A_HOT_PAGE || Math.random() < KEPT_WHEN_FULL
+    return this.#bytes + size <= this.maxBytes || missed >= MISSES_OF_A_HOT_PAGE
   }
 
   /** Keeps what admits() let in, in the same synchronous turn. */

@@ -32,7 +32,7 @@ const { values: options } = parseArgs({
     connections: { type: 'string', default: '50' },
     /** Starts of the service and of a bare server, alternating, for start-up and idle memory. */
     starts: { type: 'string', default: '5' },
-    /** Only the cases whose name contains this. */
+    /** Only the cases whose name contains this, or one of several separated by `|`. */
     only: { type: 'string', default: '' },
     /** The service with METRICS=true. */
     metrics: { type: 'boolean', default: false },
@@ -179,7 +179,7 @@ async function main (): Promise<void> {
     console.log(`(${Object.keys(UNCACHED).join(', ')}, ${MANY_CONNECTIONS_CASE}: need wrk)`)
   }
   const uncached = new Set([...Object.keys(UNCACHED), MANY_CONNECTIONS_CASE])
-  for (const [name, benchCase] of cases.filter(([name]) => name.includes(options.only))) {
+  for (const [name, benchCase] of cases.filter(([name]) => options.only.split('|').some((part) => name.includes(part)))) {
     const ours: Figures[] = []
     const theirs: Figures[] = []
     const before: Figures[] = []

@@ -2,7 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { Faults } from '../faults/faults.ts'
 import type { Generation, Served } from '../inventory/served.ts'
 import { CacheStats, ENTRY_OVERHEAD_BYTES, ResponseCache, type Kept } from './cache.ts'
-import { cacheKeyOf } from './cache-key.ts'
+import { cacheKeyOf, type CacheKey } from './cache-key.ts'
 import { ifNoneMatches, REQUEST_ID, requestId } from './headers.ts'
 
 /**
@@ -24,6 +24,9 @@ export class Replays {
   readonly #faults: Faults | undefined
   #generation: Generation
   #cache: ResponseCache
+  /** The request find() looked up last, and its key: Fastify's 200 to it, kept in the same turn, reuses the key. */
+  #looked: IncomingMessage | undefined
+  #lookedKey: CacheKey | undefined
 
   /** `faults`: a request a fault may apply to is never replayed (the fault is drawn by Fastify). */
   constructor (served: Served, maxBytes: number, trustsProxies: boolean, faults?: Faults) {
@@ -43,6 +46,8 @@ export class Replays {
   /** The kept answer to replay to this request, if any. */
   find (request: IncomingMessage): Kept | undefined {
     const key = cacheKeyOf(request, this.#trustsProxies)
+    this.#looked = request
+    this.#lookedKey = key
     const kept = key === undefined ? undefined : this.#current().get(key)
     if (kept === undefined || this.#faults?.mayApply(kept.route, request) === true) return undefined
     this.stats.hits++
@@ -54,7 +59,7 @@ export class Replays {
    * the generation still served, and the cache admits it (see cache.ts). `headers` are read only then.
    */
   keep (request: IncomingMessage, generation: Generation, route: string, headers: () => OutgoingHttpHeaders, payload: Buffer | string): void {
-    const key = cacheKeyOf(request, this.#trustsProxies)
+    const key = request === this.#looked ? this.#lookedKey : cacheKeyOf(request, this.#trustsProxies)
     if (key === undefined || generation !== this.#served.current) return
     const cache = this.#current()
     const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length

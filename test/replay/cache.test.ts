@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http'
 import t from 'tap'
 import { ENTRY_OVERHEAD_BYTES, ResponseCache, type Kept } from '../../lib/replay/cache.ts'
 import { cacheKey, type CacheKey } from '../../lib/replay/cache-key.ts'
@@ -40,6 +41,23 @@ t.test('a page is kept the second time it is asked for, as one Buffer of its own
   t.equal(body.toString(), first.body)
   const otherHost = await get(app, '/api/extras/object-types/?limit=50&offset=50', { host: 'other.test' })
   t.equal(JSON.parse(otherHost.body).next, 'http://other.test/api/extras/object-types/?limit=50&offset=100', 'keyed by base URL too')
+})
+
+t.test('an answer is kept under its own request\'s key, also when another request was looked up since', async (t) => {
+  const { service, replays } = await build(t)
+  const request = (url: string) => ({ url, rawHeaders: ['Host', 'inventory.test'], httpVersion: '1.1' }) as IncomingMessage
+  const [first, second] = [request('/api/status/?n=1'), request('/api/status/?n=2')]
+  const answer = (raw: IncomingMessage, body: string) => {
+    // Past the doorkeeper: a key is kept at its second miss.
+    for (let miss = 0; miss < 2; miss++) replays!.keep(raw, service.served.current, '/api/status/', () => ({ etag: `"${body}"` }), Buffer.from(body))
+  }
+  t.equal(replays!.find(first), undefined)
+  t.equal(replays!.find(second), undefined)
+  // The first is answered last, as an answer that waits for a promise is.
+  answer(second, 'second')
+  answer(first, 'first')
+  t.equal(replays!.find(first)?.body.toString(), 'first')
+  t.equal(replays!.find(second)?.body.toString(), 'second')
 })
 
 t.test('URLs asked for once cost the cache nothing', async (t) => {

@@ -22,6 +22,7 @@ export const MESSAGES = {
   noCredentials: 'Authentication credentials were not provided.',
   noTokenKey: 'Invalid token header. No credentials provided.',
   tokenWithSpaces: 'Invalid token header. Token string should not contain spaces.',
+  tokenNotUtf8: 'Invalid token header. Token string should not contain invalid characters.',
   invalidToken: 'Invalid token',
   // Requests Node itself refuses, before Fastify.
   badRequest: 'Bad request.',

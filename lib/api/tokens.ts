@@ -17,6 +17,22 @@ export class TokensError extends Error {
 /** The reference's only scheme (DRF's TokenAuthentication keyword); any other is no credentials. */
 const SCHEME = 'token'
 
+/** A word of the header as Python's bytes.split() finds them: between runs of ASCII white space only. */
+const WORD = /[^ \t\n\v\f\r]+/g
+
+/** Node reads a header's bytes as Latin-1; the reference decodes the token's as UTF-8, and refuses it when they are not. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+/** The token as the reference reads it, or undefined when its bytes are not UTF-8. */
+function decodedToken (word: string): string | undefined {
+  if (!/[\x80-\xff]/.test(word)) return word
+  try {
+    return UTF8.decode(Buffer.from(word, 'latin1'))
+  } catch {
+    return undefined
+  }
+}
+
 const digest = (token: string) => createHash('sha256').update(token).digest()
 
 /**
@@ -52,12 +68,13 @@ export class ApiTokens {
    * not required; otherwise the reference's 403 message.
    */
   refusal (request: IncomingMessage): string | undefined {
-    const authorization = headerOf(request, 'authorization')
-    const words = authorization === undefined ? [] : authorization.trim().split(/\s+/)
+    const words = headerOf(request, 'authorization')?.match(WORD) ?? []
     if (words.length === 0 || words[0]!.toLowerCase() !== SCHEME) return this.loginRequired ? MESSAGES.noCredentials : undefined
     if (words.length === 1) return MESSAGES.noTokenKey
     if (words.length > 2) return MESSAGES.tokenWithSpaces
-    return this.#isKnown(words[1]!) ? undefined : MESSAGES.invalidToken
+    const token = decodedToken(words[1]!)
+    if (token === undefined) return MESSAGES.tokenNotUtf8
+    return this.#isKnown(token) ? undefined : MESSAGES.invalidToken
   }
 
   /**

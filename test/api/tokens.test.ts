@@ -8,6 +8,9 @@ import { raw } from '../http.ts'
 
 const GOOD = '0123456789abcdef0123456789abcdef01234567'
 const OTHER = 'second-token'
+const UNICODE = 'clé-ünï'
+/** A header value as Node reads a request's bytes: each byte one Latin-1 character. */
+const asSent = (text: string) => Buffer.from(text).toString('latin1')
 
 function tokensFile (t: Parameters<typeof build>[0], text: string): string {
   const file = join(t.testdir(), 'tokens')
@@ -15,7 +18,7 @@ function tokensFile (t: Parameters<typeof build>[0], text: string): string {
   return file
 }
 
-const locked = (t: Parameters<typeof build>[0], text = `# API tokens\n\n${GOOD}\n  ${OTHER}  \n`, listen = false) =>
+const locked = (t: Parameters<typeof build>[0], text = `# API tokens\n\n${GOOD}\n  ${OTHER}  \n${UNICODE}\n`, listen = false) =>
   build(t, { env: { LOGIN_REQUIRED: 'true', API_TOKENS_FILE: tokensFile(t, text) }, listen })
 
 const detail = (message: string) => JSON.stringify({ detail: message })
@@ -35,6 +38,13 @@ t.test('LOGIN_REQUIRED: every API path needs a known token; the reference\'s 403
     [`Token ${GOOD}`, 200, undefined],
     [`token   ${OTHER}`, 200, undefined],
     [`TOKEN ${OTHER}`, 200, undefined],
+    // The words of the header are split at ASCII white space only, and the key read as UTF-8 (Python's bytes.split() and decode()).
+    [`Token\t${GOOD}`, 200, undefined],
+    [`Token ${asSent(UNICODE)}`, 200, undefined],
+    [`Token ${UNICODE}`, 403, 'Invalid token header. Token string should not contain invalid characters.'],
+    [`Token ${GOOD}\xa0x`, 403, 'Invalid token header. Token string should not contain invalid characters.'],
+    [`Token ${asSent('\ufeff')}${GOOD}`, 403, 'Invalid token'],
+    [`\xa0Token ${GOOD}`, 403, 'Authentication credentials were not provided.'],
     // `Token` is the reference's only scheme (4.3): any other presents no credentials.
     [`Bearer ${GOOD}`, 403, 'Authentication credentials were not provided.'],
     [`Tokens ${GOOD}`, 403, 'Authentication credentials were not provided.'],
@@ -76,6 +86,9 @@ t.test('a cached answer is never served without a token', async (t) => {
   t.ok(replays!.bytes > 0)
   t.match(await ask(''), /^HTTP\/1\.1 403 Forbidden\r\n[^]*\{"detail":"Authentication credentials were not provided\."\}$/)
   t.match(await ask('Authorization: Token nope\r\n'), /\{"detail":"Invalid token"\}$/)
+  // Bytes on the wire: a key in UTF-8 is known; a byte that is not UTF-8 is refused, also by a replay.
+  for (let i = 0; i < 2; i++) t.match(await ask(`Authorization: Token ${asSent(UNICODE)}\r\n`), /^HTTP\/1\.1 200 OK\r\n/)
+  t.match(await ask(`Authorization: Token ${GOOD}\xa0\r\n`), /^HTTP\/1\.1 403 Forbidden\r\n[^]*\{"detail":"Invalid token header\. Token string should not contain invalid characters\."\}$/)
 })
 
 t.test('a tokens file may be a JSON list', async (t) => {

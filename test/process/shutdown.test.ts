@@ -2,7 +2,7 @@ import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { reconnectingClients } from '../reconnecting.ts'
 import { STOPPED_AT_ONCE } from '../../lib/process/stopping.ts'
-import { start } from '../service.ts'
+import { logged, start } from '../service.ts'
 
 // Shutdown under the load of keep-alive clients that connect again as soon as a connection
 // closes (HTTP client pools, load balancers' back-end pools): every request written to a
@@ -49,11 +49,15 @@ for (const [signal, how, env, group] of cases) {
 t.test('Ctrl-C: the first drains, a copy of it within half a second changes nothing, a second one stops at once', async (t) => {
   const server = await start(t, { DRAIN_DELAY_MS: '10000' }, { group: true })
   process.kill(-server.child.pid!, 'SIGINT')
-  // As npm forwards the terminal's SIGINT to the service it runs, a moment later (sent at once,
-  // the two would be one pending signal).
-  await sleep(100)
+  const draining = '"msg":"draining: stopping in'
+  await logged(server, draining)
+  // As npm forwards the terminal's SIGINT to the service it runs, a moment after the first (sent
+  // at once, the two would be one pending signal).
   server.child.kill('SIGINT')
-  await sleep(600)
+  // The second Ctrl-C a second after the service took the first, by its own log's clock: a busy
+  // machine may have it take the first late.
+  const tookFirst = Number(new RegExp(`"time":(\\d+),[^\\n]*${draining}`).exec(server.output())![1])
+  await sleep(Math.max(0, tookFirst + 1000 - Date.now()))
   t.equal(server.child.exitCode, null, 'still draining')
   process.kill(-server.child.pid!, 'SIGINT')
   const { code, output } = await server.exited

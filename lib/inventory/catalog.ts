@@ -13,10 +13,10 @@ import { ItemsJson, type RenderedItem } from './items-json.ts'
  */
 const ITEMS_JSON_KEPT = 8
 
-/** One object type with its JSON pre-rendered around its request-dependent part, the url. */
 /** The status's key names: the specification's (`service-version`…) or the reference's own (`netbox-version`…). */
 export type StatusKeys = 'neutral' | 'reference'
 
+/** One object type with its JSON pre-rendered around its request-dependent part, the url. */
 export interface CatalogItem extends RenderedItem {
   readonly appLabel: string
   readonly model: string

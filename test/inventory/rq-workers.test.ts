@@ -11,7 +11,6 @@ import { redisFor, startRedis, stopRedis } from '../redis.ts'
 import { logged, start } from '../service.ts'
 import { until } from '../wait.ts'
 
-/** Resolves once /api/status/ answers this worker count. */
 /** A logger whose messages are kept, in order. */
 function logLines () {
   const lines: string[] = []

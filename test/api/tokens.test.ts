@@ -82,12 +82,23 @@ t.test('a cached answer is never served without a token', async (t) => {
   const { replays, port } = await locked(t, undefined, true)
   const ask = (authorization: string) =>
     raw(port, `GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\n${authorization}Connection: close\r\n\r\n`)
-  for (let i = 0; i < 2; i++) t.match(await ask(`Authorization: Token ${GOOD}\r\n`), /^HTTP\/1\.1 200 OK\r\n/, 'answered, then cached')
+  const bodyOf = (answer: string) => answer.slice(answer.indexOf('\r\n\r\n') + 4)
+  // Kept on its second miss (the cache's doorkeeper).
+  const answers = [await ask(`Authorization: Token ${GOOD}\r\n`), await ask(`Authorization: Token ${GOOD}\r\n`)]
+  for (const answer of answers) t.match(answer, /^HTTP\/1\.1 200 OK\r\n/, 'answered, then cached')
   t.ok(replays!.bytes > 0)
+  const status = bodyOf(answers[0]!)
+  t.match(status, /^\{"framework-version":/)
   t.match(await ask(''), /^HTTP\/1\.1 403 Forbidden\r\n[^]*\{"detail":"Authentication credentials were not provided\."\}$/)
   t.match(await ask('Authorization: Token nope\r\n'), /\{"detail":"Invalid token"\}$/)
   // Bytes on the wire: a key in UTF-8 is known; a byte that is not UTF-8 is refused, also by a replay.
-  for (let i = 0; i < 2; i++) t.match(await ask(`Authorization: Token ${asSent(UNICODE)}\r\n`), /^HTTP\/1\.1 200 OK\r\n/)
+  const hits = replays!.stats.hits
+  for (let i = 0; i < 2; i++) {
+    const answer = await ask(`Authorization: Token ${asSent(UNICODE)}\r\n`)
+    t.match(answer, /^HTTP\/1\.1 200 OK\r\n/)
+    t.equal(bodyOf(answer), status, 'the same status, replayed')
+  }
+  t.equal(replays!.stats.hits, hits + 2, 'both replays')
   t.match(await ask(`Authorization: Token ${GOOD}\xa0\r\n`), /^HTTP\/1\.1 403 Forbidden\r\n[^]*\{"detail":"Invalid token header\. Token string should not contain invalid characters\."\}$/)
 })
 

@@ -84,7 +84,7 @@ export function buildApp ({ config, served, tokens, metrics, replays, readiness,
     }) as FastifyBaseLogger,
     // Per-request logs cost about half the throughput, so they are opt-in.
     logController: new LogController({ disableRequestLogging: !config.accessLog }),
-    ...(!config.accessLog && { childLoggerFactory: (logger, bindings) => new RequestLogger(logger, bindings) as unknown as FastifyBaseLogger }),
+    ...(!config.accessLog && { childLoggerFactory: (logger, bindings, options) => new RequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger }),
     trustProxy: config.trustProxy ?? false,
     // The id a request is logged with is the X-Request-ID its answer carries.
     genReqId: () => requestId(),

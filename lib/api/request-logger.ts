@@ -9,19 +9,22 @@ import type { Bindings, ChildLoggerOptions, LogFn } from 'pino'
 export class RequestLogger {
   readonly #parent: FastifyBaseLogger
   readonly #bindings: Bindings
+  /** The route's own log level and serializers, if it has them. */
+  readonly #options: ChildLoggerOptions
   #child: FastifyBaseLogger | undefined
 
-  constructor (parent: FastifyBaseLogger, bindings: Bindings) {
+  constructor (parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) {
     this.#parent = parent
     this.#bindings = bindings
+    this.#options = options
   }
 
   get level (): string {
-    return this.#parent.level
+    return this.#options.level ?? this.#parent.level
   }
 
   #logger (): FastifyBaseLogger {
-    this.#child ??= this.#parent.child(this.#bindings)
+    this.#child ??= this.#parent.child(this.#bindings, this.#options)
     return this.#child
   }
 

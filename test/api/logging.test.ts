@@ -58,3 +58,20 @@ t.test('without ACCESS_LOG, what a request logs carries the id its answer does, 
   t.same(new Set(logged.map((line) => line.reqId)), new Set([reply.headers['x-request-id']]), 'each with the answer\'s id')
   t.equal(logged.at(-1).part, 'child')
 })
+
+t.test('without ACCESS_LOG, a route\'s own log level holds for what its requests log', async (t) => {
+  const lines: string[] = []
+  const sink = new Writable({ write (chunk, _encoding, done) { lines.push(String(chunk)); done() } })
+  const quiet: FastifyPluginCallback = fastifyPlugin((app, _options, done) => {
+    app.get('/api/quiet/', { schema: { hide: true }, logLevel: 'warn' }, (request, reply) => {
+      request.log.info('info')
+      request.log.warn('warn')
+      reply.header('x-level', request.log.level).send(Buffer.from('{"detail":"logged"}'))
+    })
+    done()
+  })
+  const { app } = await build(t, { logger: pino({ level: 'trace' }, sink), plugins: [quiet] })
+  const reply = await app.inject({ url: '/api/quiet/', headers: { host: 'inventory.test' } })
+  t.equal(reply.headers['x-level'], 'warn')
+  t.same(lines.map((line) => JSON.parse(line)).map((line) => [line.msg, line.reqId]), [['warn', reply.headers['x-request-id']]])
+})

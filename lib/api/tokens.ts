@@ -22,10 +22,11 @@ const WORD = /[^ \t\n\v\f\r]+/g
 
 /** Node reads a header's bytes as Latin-1; the reference decodes the token's as UTF-8, and refuses it when they are not. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+const NON_ASCII = /[\x80-\xff]/
 
 /** The token as the reference reads it, or undefined when its bytes are not UTF-8. */
 function decodedToken (word: string): string | undefined {
-  if (!/[\x80-\xff]/.test(word)) return word
+  if (!NON_ASCII.test(word)) return word
   try {
     return UTF8.decode(Buffer.from(word, 'latin1'))
   } catch {

@@ -1,5 +1,5 @@
 import type { RequestListener, Server } from 'node:http'
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginCallback, type FastifyRequest } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginCallback, type FastifyReply, type FastifyRequest } from 'fastify'
 import fastifyPlugin from 'fastify-plugin'
 import type { Logger } from 'pino'
 import { SHARED_SCHEMAS } from '../schemas/api.ts'
@@ -62,6 +62,9 @@ function loggedRequest (tokens: ApiTokens) {
   })
 }
 
+/** What a log line says of an answer, as Fastify's own serializer does. */
+const loggedReply = (reply: FastifyReply) => ({ statusCode: reply.statusCode })
+
 /**
  * The Fastify app that makes every answer: the endpoints, the probes and `/metrics` as routes
  * with their schemas, the Host check, the headers of every answer (onSend) and the error
@@ -70,6 +73,11 @@ function loggedRequest (tokens: ApiTokens) {
  */
 export function buildApp ({ config, served, tokens, metrics, replays, readiness, logger, server, plugins = [] }: AppOptions): [FastifyInstance, RequestListener] {
   let handler!: RequestListener
+  const appLogger = logger.child({}, {
+    serializers: { req: loggedRequest(tokens), res: loggedReply },
+    // Access logs are info: with ACCESS_LOG they are written whatever LOG_LEVEL says of the rest.
+    ...(config.accessLog && !logger.isLevelEnabled('info') && { level: 'info' }),
+  }) as FastifyBaseLogger
   const app = Fastify({
     serverFactory: (fastify) => {
       handler = fastify
@@ -77,14 +85,13 @@ export function buildApp ({ config, served, tokens, metrics, replays, readiness,
     },
     // A closing server keeps answering the connections it has (see process/shutdown.ts).
     return503OnClosing: false,
-    // Access logs are info: with ACCESS_LOG they are written whatever LOG_LEVEL says of the rest.
-    loggerInstance: logger.child({}, {
-      serializers: { req: loggedRequest(tokens) },
-      ...(config.accessLog && !logger.isLevelEnabled('info') && { level: 'info' }),
-    }) as FastifyBaseLogger,
-    // Per-request logs cost about half the throughput, so they are opt-in.
+    // Per-request logs cost about half the throughput, so they are opt-in. Without them Fastify
+    // is given no logger: given one, it listens for the end of every answer to log it. Each
+    // request's logger is then made from the app's by the factory (docs/performance.md).
     logController: new LogController({ disableRequestLogging: !config.accessLog }),
-    ...(!config.accessLog && { childLoggerFactory: (logger, bindings, options) => new RequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger }),
+    ...(config.accessLog
+      ? { loggerInstance: appLogger }
+      : { childLoggerFactory: (_none, bindings, options) => new RequestLogger(appLogger, bindings, options) as unknown as FastifyBaseLogger }),
     trustProxy: config.trustProxy ?? false,
     // The id a request is logged with is the X-Request-ID its answer carries.
     genReqId: () => requestId(),
@@ -97,6 +104,8 @@ export function buildApp ({ config, served, tokens, metrics, replays, readiness,
   // The API is read-only and never reads a body: declaring every method bodyless keeps
   // Fastify from parsing one (so a body cannot turn a 405 into a 400 or 415).
   for (const method of ROUTED_METHODS) app.addHttpMethod(method, { hasBody: false, overrideExisting: true })
+  // Given no logger, Fastify's `log` writes nothing: its plugins log with the app's.
+  if (!config.accessLog) app.log = appLogger
   app.decorate('served', served)
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema)
   installHeaders(app)

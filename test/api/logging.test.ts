@@ -20,19 +20,23 @@ async function messagesFor (t: Test, env: NodeJS.ProcessEnv, level = 'info'): Pr
 }
 
 /**
- * The lines logged, without ACCESS_LOG and with the app's logger at trace, while a plugin's route
- * (of these options) answers one request after `logs` has used the request's logger.
+ * The lines logged, with the app's logger at trace, while a plugin's route (of these options)
+ * answers one request after `logs` has used the request's logger; the plugin logs with the app's
+ * logger when registered. The answer says how many listeners wait for it to end or fail.
  */
-async function loggedBy (t: Test, options: RouteShorthandOptions, logs: (log: FastifyBaseLogger) => void): Promise<{ reply: LightMyRequestResponse, logged: Array<Record<string, string>> }> {
+async function loggedBy (t: Test, options: RouteShorthandOptions, logs: (log: FastifyBaseLogger) => void, env: NodeJS.ProcessEnv = {}): Promise<{ reply: LightMyRequestResponse, logged: Array<Record<string, string>> }> {
   const { lines, sink } = logSink()
   const plugin: FastifyPluginCallback = fastifyPlugin((app, _options, done) => {
+    app.log.warn('registered')
     app.get('/api/logging/', { ...options, schema: { hide: true } }, (request, reply) => {
       logs(request.log)
-      reply.header('x-level', request.log.level).send(Buffer.from('{"detail":"logged"}'))
+      reply.header('x-level', request.log.level)
+      reply.header('x-listeners', reply.raw.listenerCount('finish') + reply.raw.listenerCount('error'))
+      reply.send(Buffer.from('{"detail":"logged"}'))
     })
     done()
   })
-  const { app } = await build(t, { logger: pino({ level: 'trace' }, sink), plugins: [plugin] })
+  const { app } = await build(t, { env, logger: pino({ level: 'trace' }, sink), plugins: [plugin] })
   const reply = await app.inject({ url: '/api/logging/', headers: { host: 'inventory.test' } })
   return { reply, logged: lines.map((line) => JSON.parse(line)) }
 }
@@ -67,8 +71,8 @@ t.test('without ACCESS_LOG, what a request logs carries the id its answer does, 
     log.silent('never')
   })
   t.equal(reply.headers['x-level'], 'trace')
-  t.same(logged.map((line) => line.msg), ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'child'])
-  t.same(new Set(logged.map((line) => line.reqId)), new Set([reply.headers['x-request-id']]), 'each with the answer\'s id')
+  t.same(logged.map((line) => line.msg), ['registered', 'fatal', 'error', 'warn', 'info', 'debug', 'trace', 'child'])
+  t.same(new Set(logged.slice(1).map((line) => line.reqId)), new Set([reply.headers['x-request-id']]), 'each with the answer\'s id')
   t.equal(logged.at(-1)?.part, 'child')
 })
 
@@ -78,5 +82,14 @@ t.test('without ACCESS_LOG, a route\'s own log level holds for what its requests
     log.warn('warn')
   })
   t.equal(reply.headers['x-level'], 'warn')
-  t.same(logged.map((line) => [line.msg, line.reqId]), [['warn', reply.headers['x-request-id']]])
+  t.same(logged.map((line) => [line.msg, line.reqId]), [['registered', undefined], ['warn', reply.headers['x-request-id']]])
+})
+
+t.test('only with ACCESS_LOG does Fastify wait for every answer\'s end, to log it; plugins log either way', async (t) => {
+  const quiet = await loggedBy(t, {}, () => {})
+  const logging = await loggedBy(t, {}, () => {}, { ACCESS_LOG: 'true' })
+  t.same(quiet.logged.map((line) => line.msg), ['registered'])
+  t.same(logging.logged.map((line) => line.msg), ['registered', 'incoming request', 'request completed'])
+  // Fastify's listeners for the end and the failure of an answer, one each (docs/performance.md).
+  t.equal(Number(logging.reply.headers['x-listeners']) - Number(quiet.reply.headers['x-listeners']), 2)
 })

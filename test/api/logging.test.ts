@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { Writable } from 'node:stream'
-import type { FastifyBaseLogger, FastifyPluginCallback, LightMyRequestResponse, RouteShorthandOptions } from 'fastify'
+import type { FastifyBaseLogger, FastifyPluginCallback, FastifyReply, LightMyRequestResponse, RouteShorthandOptions } from 'fastify'
 import fastifyPlugin from 'fastify-plugin'
 import { pino } from 'pino'
 import { build, get } from '../helper.ts'
@@ -24,12 +24,12 @@ async function messagesFor (t: Test, env: NodeJS.ProcessEnv, level = 'info'): Pr
  * answers one request after `logs` has used the request's logger; the plugin logs with the app's
  * logger when registered. The answer says how many listeners wait for it to end or fail.
  */
-async function loggedBy (t: Test, options: RouteShorthandOptions, logs: (log: FastifyBaseLogger) => void, env: NodeJS.ProcessEnv = {}): Promise<{ reply: LightMyRequestResponse, logged: Array<Record<string, string>> }> {
+async function loggedBy (t: Test, options: RouteShorthandOptions, logs: (log: FastifyBaseLogger, reply: FastifyReply) => void, env: NodeJS.ProcessEnv = {}): Promise<{ reply: LightMyRequestResponse, logged: Array<Record<string, string>> }> {
   const { lines, sink } = logSink()
   const plugin: FastifyPluginCallback = fastifyPlugin((app, _options, done) => {
     app.log.warn('registered')
     app.get('/api/logging/', { ...options, schema: { hide: true } }, (request, reply) => {
-      logs(request.log)
+      logs(request.log, reply)
       reply.header('x-level', request.log.level)
       reply.header('x-listeners', reply.raw.listenerCount('finish') + reply.raw.listenerCount('error'))
       reply.send(Buffer.from('{"detail":"logged"}'))
@@ -86,10 +86,10 @@ t.test('without ACCESS_LOG, a route\'s own log level holds for what its requests
 })
 
 t.test('only with ACCESS_LOG does Fastify wait for every answer\'s end, to log it; plugins log either way', async (t) => {
-  const quiet = await loggedBy(t, {}, () => {})
+  const quiet = await loggedBy(t, {}, (log, reply) => log.info({ res: reply }, 'answering'))
   const logging = await loggedBy(t, {}, () => {}, { ACCESS_LOG: 'true' })
-  t.same(quiet.logged.map((line) => line.msg), ['registered'])
-  t.same(logging.logged.map((line) => line.msg), ['registered', 'incoming request', 'request completed'])
+  t.same(quiet.logged.map((line) => [line.msg, line.res]), [['registered', undefined], ['answering', { statusCode: 200 }]])
+  t.same(logging.logged.map((line) => [line.msg, line.res]), [['registered', undefined], ['incoming request', undefined], ['request completed', { statusCode: 200 }]])
   // Fastify's listeners for the end and the failure of an answer, one each (docs/performance.md).
   t.equal(Number(logging.reply.headers['x-listeners']) - Number(quiet.reply.headers['x-listeners']), 2)
 })

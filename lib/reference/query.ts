@@ -48,9 +48,21 @@ export function encodeQuery (params: QueryParams): string {
   return sortedNames(params).map((name) => encodeFields(name, params.get(name)!)).join('&')
 }
 
+/** Up to this many names are sorted by insertion: fewer steps than Array.sort, and no work array. */
+const FEW_NAMES = 8
+
 /** The parameter names in urlencode's order. */
 export function sortedNames (params: QueryParams): string[] {
-  return [...params.keys()].sort(compareCodePoints)
+  const names = [...params.keys()]
+  // Beyond a few, Array.sort: insertion takes time with the square of the names' number.
+  if (names.length > FEW_NAMES) return names.sort(compareCodePoints)
+  for (let i = 1; i < names.length; i++) {
+    const name = names[i]!
+    let at = i
+    for (; at > 0 && compareCodePoints(names[at - 1]!, name) > 0; at--) names[at] = names[at - 1]!
+    names[at] = name
+  }
+  return names
 }
 
 /** One parameter's fields as urlencode writes them: `name=value`, joined by `&`. */

@@ -56,11 +56,14 @@ function byCodePoints (a: string, b: string): number {
 }
 
 t.test('a query\'s names sort by code point, however many and in whatever order', async (t) => {
-  fc.assert(fc.property(fc.uniqueArray(fc.string({ unit: 'grapheme', maxLength: 4 }), { maxLength: 300 }), (names) => {
-    const sorted = sortedNames(new Map(names.map((name) => [name, ['']])))
-    const expected = [...names].sort(byCodePoints)
-    if (JSON.stringify(sorted) !== JSON.stringify(expected)) throw new Error(JSON.stringify(names))
-  }))
+  // A few names are sorted one way, more another (query.ts): both are held to the oracle.
+  for (const lengths of [{ maxLength: 8 }, { minLength: 9, maxLength: 300 }]) {
+    fc.assert(fc.property(fc.uniqueArray(fc.string({ unit: 'grapheme', maxLength: 4 }), lengths), (names) => {
+      const sorted = sortedNames(new Map(names.map((name) => [name, ['']])))
+      const expected = [...names].sort(byCodePoints)
+      if (JSON.stringify(sorted) !== JSON.stringify(expected)) throw new Error(JSON.stringify(names))
+    }))
+  }
   const descending = Array.from({ length: 4050 }, (_, i) => (4049 - i).toString(36).padStart(3, '0'))
   t.equal(encodeQuery(new Map(descending.map((name) => [name, ['']]))), [...descending].reverse().map((name) => name + '=').join('&'), '4050 names given in descending order')
 })

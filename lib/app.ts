@@ -104,7 +104,7 @@ export function buildApp ({ config, served, tokens, metrics, replays, readiness,
   // The API is read-only and never reads a body: declaring every method bodyless keeps
   // Fastify from parsing one (so a body cannot turn a 405 into a 400 or 415).
   for (const method of ROUTED_METHODS) app.addHttpMethod(method, { hasBody: false, overrideExisting: true })
-  // Given no logger, Fastify's `log` writes nothing: its plugins log with the app's.
+  // Fastify given no logger has, as its `log`, one that writes nothing: plugins log with the app's.
   if (!config.accessLog) app.log = appLogger
   app.decorate('served', served)
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema)

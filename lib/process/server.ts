@@ -90,19 +90,22 @@ export async function serve (): Promise<void> {
     generation: served.current.number,
     faults: config.faults ?? 'none',
   }, 'serving')
-  keepRequestsYoung()
+  collectForServing()
   warnWhenOutOfDescriptors(logger)
   if (cluster.isWorker) reportListening()
 }
 
 /**
- * Turns V8's allocation-site pretenuring off once listening: a burst of connections held open (a
- * load test's clients) had V8 allocate every later request's objects in the old generation, for
- * good, at a cost in CPU and memory (docs/performance.md). On the command line, the flag would
- * cost start-up (Node's own code cache is then rejected).
+ * Sets V8's collector for serving, once listening (docs/performance.md); on the command line, the
+ * flags would cost start-up (Node's own code cache is then rejected).
+ * - No allocation-site pretenuring: a burst of connections held open (a load test's clients) had V8
+ *   allocate every later request's objects in the old generation, for good.
+ * - No incremental marking: under many connections a full collection marked while requests went on,
+ *   and kept what they allocated meanwhile, which grew the old generation to twice its size.
  */
-function keepRequestsYoung (): void {
+function collectForServing (): void {
   v8.setFlagsFromString('--no-allocation-site-pretenuring')
+  v8.setFlagsFromString('--no-incremental-marking')
 }
 
 /**

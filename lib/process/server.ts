@@ -101,7 +101,7 @@ export async function serve (): Promise<void> {
  * - No allocation-site pretenuring: a burst of connections held open (a load test's clients) had V8
  *   allocate every later request's objects in the old generation, for good.
  * - No incremental marking: under many connections a full collection marked while requests went on,
- *   and kept what they allocated meanwhile, which grew the old generation to twice its size.
+ *   and what they allocated meanwhile survived it, which grew the old generation far past its live size.
  */
 function collectForServing (): void {
   v8.setFlagsFromString('--no-allocation-site-pretenuring')

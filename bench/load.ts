@@ -76,9 +76,11 @@ export const median = (values: number[]) => {
 }
 
 /**
- * A path ending in this gets a number never sent before appended on every request (wrk only):
- * each wrk thread runs the script on its own, so its count is spread by its thread's number
- * (up to 1000 threads). Digits only: the bench's reference server strips `&n=<digits>`.
+ * A path ending in this gets a number appended on every request (wrk only), digits only: the
+ * bench's reference server strips `&n=<digits>`. A number never sent before: each run's
+ * numbers begin with six digits of its own, and each wrk thread's count is spread by the
+ * thread's number (up to 1000 threads). With `repeatAfter`, each thread counts to that many
+ * and starts again, every run alike, as a load test that replays its list of queries does.
  */
 export const UNIQUE_SUFFIX = '&n='
 const UNIQUE_SCRIPT = join(mkdtempSync(join(tmpdir(), 'bench-')), 'unique.lua')
@@ -87,12 +89,18 @@ function setup (thread)
   thread:set('id', threads)
   threads = threads + 1
 end
+local prefix, period
+function init (args)
+  prefix, period = args[1], tonumber(args[2])
+end
 local counter = 0
 request = function ()
-  counter = counter + 1
-  return wrk.format(nil, wrk.path .. (counter * 1000 + id))
+  counter = counter % period + 1
+  return wrk.format(nil, wrk.path .. prefix .. (counter * 1000 + id))
 end
 `)
+/** Runs with new numbers so far: the next one's prefix (0 is the prefix of repeated lists). */
+let uniqueRuns = 0
 
 export interface Load {
   port: number
@@ -107,21 +115,25 @@ export interface Load {
   headers?: string[]
   /** The answers asked for are 304s (If-None-Match): autocannon counts those as non-2xx. */
   notModified?: boolean
+  /** With UNIQUE_SUFFIX: each thread's numbers start again after this many requests. */
+  repeatAfter?: number
 }
 
 export interface LoadFigures { requests: number, rps: number, p50: number, p99: number, errors: number }
 
 /** Loads one URL with wrk, or autocannon without it; latencies in ms. */
-export function load ({ port, path, seconds, connections, threads = 1, core, headers = [], notModified = false }: Load): LoadFigures {
+export function load ({ port, path, seconds, connections, threads = 1, core, headers = [], notModified = false, repeatAfter }: Load): LoadFigures {
   const url = `http://127.0.0.1:${port}${path}`
   const run = (command: string, args: string[]) => {
     const [pinnedCommand, ...pinnedArgs] = pinned(core, [command, ...args])
     return execFileSync(pinnedCommand!, pinnedArgs, { stdio: ['ignore', 'pipe', 'ignore'] }).toString()
   }
   if (WRK) {
-    const script = path.endsWith(UNIQUE_SUFFIX) ? ['-s', UNIQUE_SCRIPT] : []
-    const out = run('wrk', [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--latency',
-      ...[`Host: ${HOST}`, ...headers].flatMap((header) => ['-H', header]), ...script, url])
+    const args = [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--latency', ...[`Host: ${HOST}`, ...headers].flatMap((header) => ['-H', header])]
+    // The script's arguments: the numbers' prefix, and after how many a thread's count starts again.
+    const out = run('wrk', !path.endsWith(UNIQUE_SUFFIX)
+      ? [...args, url]
+      : [...args, '-s', UNIQUE_SCRIPT, url, '--', ...repeatAfter === undefined ? [String(++uniqueRuns).padStart(6, '0'), '1e9'] : ['000000', String(repeatAfter)]])
     const ms = (label: string) => {
       const [, value, unit] = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out)!
       return Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit!]!

@@ -3,10 +3,10 @@
  * same bytes from memory (the ceiling for Node.js), each figure beside the bare server's:
  * start-up and idle memory (against a bare server answering a constant), requests per second
  * and CPU per request for each case, the memory of 1000 idle keep-alive connections, and the
- * most memory under load, the last case being 1000 connections of new queries. With
- * `--against <git revision>`, that revision's build of the service is measured too on the
- * uncached cases, in the same rounds (the three servers in turn), beside this one. Prints
- * figures; asserts nothing.
+ * most memory under load, the last cases being 1000 connections of new queries and of a list of
+ * new queries sent over and over. With `--against <git revision>`, that revision's build of the
+ * service is measured too on the uncached cases, in the same rounds (the three servers in turn),
+ * beside this one. Prints figures; asserts nothing.
  *
  *   npm run bench [-- --rounds 5 --seconds 5 --connections 50 --starts 5 --only status --metrics --node <binary> --against <revision>]
  */
@@ -74,10 +74,13 @@ const UNCACHED: Record<string, string> = {
 /** The same with 1000 connections: the load whose memory a container's limit must hold. */
 const MANY_CONNECTIONS_CASE = 'uncached page, 1000 connections'
 const MANY = 1000
+/** And a list of new queries sent over and over, each past the cache's doorkeeper within a round. */
+const REPEATED_CASE = 'uncached page, 1000 conn., 10 000 queries over and over'
+const REPEATED_QUERIES = 10_000
 /** The canonical page revalidated: If-None-Match with its tag, answered 304 with no body. */
 const NOT_MODIFIED_CASE = 'not modified (304 of the canonical page)'
 
-interface Case { path: string, headers?: string[], notModified?: boolean, connections?: number }
+interface Case { path: string, headers?: string[], notModified?: boolean, connections?: number, repeatAfter?: number }
 
 function startService (main = SERVICE, port = SERVICE_PORT): ChildProcess {
   const [command, ...args] = pinned('1', [options.node, ...main])
@@ -175,10 +178,11 @@ async function main (): Promise<void> {
   if (WRK) {
     for (const [name, path] of Object.entries(UNCACHED)) cases.push([name, { path: path + UNIQUE_SUFFIX }])
     cases.push([MANY_CONNECTIONS_CASE, { path: CANONICAL + UNIQUE_SUFFIX, connections: MANY }])
+    cases.push([REPEATED_CASE, { path: CANONICAL + UNIQUE_SUFFIX, connections: MANY, repeatAfter: REPEATED_QUERIES }])
   } else {
-    console.log(`(${Object.keys(UNCACHED).join(', ')}, ${MANY_CONNECTIONS_CASE}: need wrk)`)
+    console.log(`(${Object.keys(UNCACHED).join(', ')}, ${MANY_CONNECTIONS_CASE}, ${REPEATED_CASE}: need wrk)`)
   }
-  const uncached = new Set([...Object.keys(UNCACHED), MANY_CONNECTIONS_CASE])
+  const uncached = new Set([...Object.keys(UNCACHED), MANY_CONNECTIONS_CASE, REPEATED_CASE])
   for (const [name, benchCase] of cases.filter(([name]) => options.only.split('|').some((part) => name.includes(part)))) {
     const ours: Figures[] = []
     const theirs: Figures[] = []

@@ -40,6 +40,13 @@ const DOORKEEPER_BITS = 16
  */
 const MISSES_OF_A_HOT_PAGE = 8
 
+/**
+ * Once full, the cache takes in at most its own size per this span: a load generator that repeats
+ * its list of new queries sends each past the eighth miss, and every one kept would push out
+ * another and leave its body dead until a full collection (docs/performance.md).
+ */
+const INTAKE_SPAN_MS = 60_000
+
 /** What the caches of every generation have done, for /metrics: it outlives a reload. */
 export class CacheStats {
   /** Answers replayed (counted by the replays: one found may be declined). */
@@ -66,10 +73,12 @@ interface Entry {
  *
  * Admission: a miss is kept only when its key was asked for before, as a doorkeeper (a
  * table of recent keys' hashes and misses) remembers, and, once the cache is full, only on
- * its eighth miss. A URL asked for once, or a few times (a scan, a cache-busting load, a
- * client paging through the list), then costs the cache nothing: no entry pushed out, no body
- * copied, none of the dead bodies that only a garbage collection gives back. That turnover,
- * more than the budget, was what a cache-busting load cost in memory (docs/performance.md).
+ * its eighth miss and while the cache has taken in less than its own size in the last minute.
+ * A URL asked for once, or a few times (a scan, a cache-busting load, a client paging through
+ * the list), then costs the cache nothing, and a list of them sent over and over, little:
+ * no entry pushed out, no body copied, none of the dead bodies that only a garbage collection
+ * gives back. That turnover, more than the budget, was what a cache-busting load cost in memory
+ * (docs/performance.md).
  *
  * Eviction is SIEVE (Zhang et al., NSDI '24): entries queue up newest first; a hit only sets
  * a bit; to make room, a hand walks from the oldest toward the newest, clearing bits, and
@@ -92,13 +101,19 @@ export class ResponseCache {
   /** Where the next eviction starts looking; undefined: at the oldest. */
   #hand: Entry | undefined
   #bytes = 0
+  /** Bytes taken in while full since #intakeSince (see INTAKE_SPAN_MS). */
+  #intake = 0
+  #intakeSince = -Infinity
 
   readonly maxBytes: number
   readonly stats: CacheStats
+  readonly #now: () => number
 
-  constructor (maxBytes: number, stats = new CacheStats()) {
+  /** `now`: a clock in milliseconds, for the intake's span. */
+  constructor (maxBytes: number, stats = new CacheStats(), now = () => performance.now()) {
     this.maxBytes = maxBytes
     this.stats = stats
+    this.#now = now
   }
 
   /** Memory held: keys (ASCII: Node refuses other bytes in a URL), bodies and the overhead of each entry. */
@@ -123,7 +138,8 @@ export class ResponseCache {
     // Larger than the whole cache: keeping it would evict everything else. A slot taken is
     // another key's, or this key's kept since get() (Fastify's hooks may answer later).
     if (size > this.maxBytes || missed === 1 || this.#entries.has(key.hash >>> 2)) return false
-    return this.#bytes + size <= this.maxBytes || missed >= MISSES_OF_A_HOT_PAGE
+    if (this.#bytes + size <= this.maxBytes) return true
+    return missed >= MISSES_OF_A_HOT_PAGE && this.#takesIn(size)
   }
 
   /** Keeps what admits() let in, in the same synchronous turn. */
@@ -136,6 +152,18 @@ export class ResponseCache {
     this.#entries.set(key.hash >>> 2, entry)
     this.#bytes += size
     while (this.#bytes > this.maxBytes) this.#evict()
+  }
+
+  /** Whether the cache, full, may take in `size` bytes more within the current span; counts them if so. */
+  #takesIn (size: number): boolean {
+    const now = this.#now()
+    if (now - this.#intakeSince >= INTAKE_SPAN_MS) {
+      this.#intakeSince = now
+      this.#intake = 0
+    }
+    if (this.#intake + size > this.maxBytes) return false
+    this.#intake += size
+    return true
   }
 
   /** How many times the key of this hash was missed since it took its slot in the doorkeeper, this time included. */

@@ -165,6 +165,28 @@ t.test('once full, the cache keeps a page missed for the eighth time, in place o
   t.same(['a', 'b', 'c'].map((key) => cache.get(k(key)) !== undefined), [false, true, true], 'the oldest, never asked for again')
 })
 
+t.test('once full, a list of queries asked for over and over takes in at most the cache\'s size a minute', async (t) => {
+  const page = keptOf(Buffer.alloc(1000), '"a"')
+  // 100 entries of a 5-byte key and a 1000-byte body.
+  const entry = 5 + 1000 + ENTRY_OVERHEAD_BYTES
+  let now = 0
+  const cache = new ResponseCache(100 * entry, undefined, () => now)
+  for (let i = 0; i < 100; i++) admit(cache, `k${String(i).padStart(4, '0')}`, page)
+  // A load generator that sends its 1000 new queries again and again, each past its eighth miss.
+  const round = () => {
+    for (let i = 0; i < 1000; i++) offer(cache, k(`n${i.toString(36).padStart(4, '0')}`), page)
+  }
+  for (let r = 0; r < 20; r++) round()
+  t.same([cache.stats.admissions, cache.stats.evictions], [200, 100], 'the first minute: one cache\'s worth taken in, then none')
+  t.ok(cache.bytes <= cache.maxBytes)
+  now += 59_999
+  round()
+  t.equal(cache.stats.admissions, 200, 'none until a minute has passed')
+  now += 1
+  for (let r = 0; r < 5; r++) round()
+  t.same([cache.stats.admissions, cache.stats.evictions], [300, 200], 'the next minute: one cache\'s worth again')
+})
+
 t.test('when every older entry was asked for again, the newest one goes', async (t) => {
   const page = keptOf(Buffer.alloc(1000), '"a"')
   // Three entries of a 1-byte key and a 1000-byte body.

@@ -75,7 +75,7 @@ const UNCACHED: Record<string, string> = {
 const MANY_CONNECTIONS_CASE = 'uncached page, 1000 connections'
 const MANY = 1000
 /** And a list of new queries sent over and over, each past the cache's doorkeeper within a round. */
-const REPEATED_CASE = 'uncached page, 1000 conn., 10 000 queries over and over'
+const REPEATED_CASE = 'uncached page, 10 000 queries over and over, 1000 clients'
 const REPEATED_QUERIES = 10_000
 /** The canonical page revalidated: If-None-Match with its tag, answered 304 with no body. */
 const NOT_MODIFIED_CASE = 'not modified (304 of the canonical page)'

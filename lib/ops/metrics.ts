@@ -63,7 +63,7 @@ export class Metrics {
     for (const [name, help, read] of [
       ['inventory_cache_hits_total', 'Answers replayed from the response cache.', () => replays.stats.hits],
       ['inventory_cache_misses_total', 'Answers Fastify made for a key the response cache did not hold.', () => replays.stats.misses],
-      ['inventory_cache_admissions_total', 'Answers the response cache kept (asked for before; once full, at its eighth miss).', () => replays.stats.admissions],
+      ['inventory_cache_admissions_total', 'Answers the response cache kept (asked for before; once full, at its eighth miss and up to its size a minute).', () => replays.stats.admissions],
       ['inventory_cache_evictions_total', 'Answers the response cache let go to make room.', () => replays.stats.evictions],
     ] as const) {
       let reported = 0

@@ -1,10 +1,11 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
-import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
 import { http } from '../builtins.ts'
 import type { Config } from '../config.ts'
 import { answerClientError, refuseConnect, refuseExpectation } from '../api/errors.ts'
 import { toOriginForm } from '../replay/target.ts'
+import { betweenRequests, type Connection } from './connection.ts'
+import { IdleConnections } from './idle-connections.ts'
 
 type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxHeaderSize'>
 
@@ -23,16 +24,7 @@ let waitingInProcess = 0
 
 /** On a connection: how many answers wait behind the one being written. */
 const WAITING = Symbol('waiting answers')
-/**
- * A connection as node:http keeps it, beyond its API (docs/architecture.md, Connections): its
- * parser, with the handler it calls for every request it reads and the request it read last,
- * and the answer being written; and how many answers wait behind that one.
- */
-type Connection = Socket & {
-  parser?: { onIncoming?: (request: IncomingMessage, keepAlive: boolean) => number, incoming?: IncomingMessage | null } | null
-  _httpMessage?: ServerResponse | null
-  [WAITING]: number
-}
+type Counted = Connection & { [WAITING]: number }
 
 /**
  * Stops Node's parser at the request that would be one answer too many (on its connection, or in
@@ -41,9 +33,8 @@ type Connection = Socket & {
  * the connection. `parser` and `onIncoming` are node:http's own, not its API (test/server/hostile-clients.test.ts
  * fails without them; it runs on every Node version the project supports).
  */
-function boundWaitingAnswers (socket: Connection): void {
+function boundWaitingAnswers (socket: Counted): void {
   socket[WAITING] = 0
-  socket.once('close', closed)
   const parser = socket.parser
   const onIncoming = parser?.onIncoming
   /* c8 ignore next: node:http has had both since its first release; without them, no bound */
@@ -71,15 +62,14 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: Requ
     requireHostHeader: false,
   }, (request, response) => {
     advertiseKeepAlive(response, limits.keepAliveTimeoutMs)
+    idle.active(request.socket)
     countWaiting(request, response)
     if (request.url!.charCodeAt(0) !== 0x2f) toOriginForm(request)
     listener(request, response)
   })
-  // Idle keep-alive connections close on the connection's inactivity timer, which Node refreshes
-  // at each read and write, not on the timer Node sets anew after every answer (see closeIfIdle).
+  // Idle keep-alive connections are closed by the sweeps of IdleConnections, not by node:http's timer.
+  const idle = new IdleConnections(limits.keepAliveTimeoutMs + KEEP_ALIVE_GRACE_MS)
   server.keepAliveTimeout = 0
-  server.timeout = limits.keepAliveTimeoutMs + KEEP_ALIVE_GRACE_MS
-  server.on('timeout', closeIfIdle)
   // A client that half-closes after its request (an HTTP/1.0 probe, a script) gets its answer
   // also when it is not written at once (an answer that waits for a promise), and then the
   // connection closes; node:http would otherwise drop the answer. Node's own switch,
@@ -88,10 +78,20 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: Requ
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Connection) => {
     // Never err.rawPacket: the bytes read, which may hold a token, and other requests.
     logger.debug({ code: error.code, message: error.message }, 'client error')
+    // Only between requests can what the error was found in be a request of its own; otherwise it
+    // may be the rest of an answered request, and an answer to it would be taken for the next
+    // request's (behind a proxy, another client's): the connection closes without one.
     if (betweenRequests(socket)) answerClientError(error, socket)
     socket.destroy()
   })
-  server.on('connection', boundWaitingAnswers)
+  server.on('connection', (socket: Counted) => {
+    boundWaitingAnswers(socket)
+    idle.opened(socket)
+    socket.once('close', () => {
+      closed(socket)
+      idle.closed(socket)
+    })
+  })
   server.on('connect', refuseConnect)
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     advertiseKeepAlive(response, limits.keepAliveTimeoutMs)
@@ -112,31 +112,9 @@ function advertiseKeepAlive (response: ServerResponse, timeoutMs: number): void 
   (response as ServerResponse & { _keepAliveTimeout: number })._keepAliveTimeout = timeoutMs
 }
 
-/**
- * Closes a connection that has been inactive for the keep-alive timeout when no request is being
- * read or answered, as Node's keep-alive timer would; a busy one is left alone, and its next read
- * or write starts the timer again. Node's own timer is set anew after every answer: under a
- * thousand connections that made some 60 bytes per request outlive young-generation collections
- * (docs/performance.md).
- */
-function closeIfIdle (socket: Connection): void {
-  if (betweenRequests(socket)) socket.destroy()
-}
-
-/**
- * Whether a connection is between requests: no answer is being written, and the request read last
- * (if any) is whole. Only then can what a client error was found in be a request of its own;
- * otherwise it may be the rest of an answered request, and an answer to it would be taken for the
- * next request's (behind a proxy, another client's): the connection closes without one.
- */
-function betweenRequests (socket: Connection): boolean {
-  const read = socket.parser?.incoming
-  return socket._httpMessage == null && (read == null || read.complete)
-}
-
 /** Counts the answers waiting on the request's connection (see MAX_WAITING_ANSWERS). */
 function countWaiting (request: IncomingMessage, response: ServerResponse): void {
-  const socket = request.socket as Connection
+  const socket = request.socket as Counted
   // Node gives a response its socket at once when no answer is being written before it.
   if (response.socket !== null) {
     socket[WAITING] = 0
@@ -148,13 +126,13 @@ function countWaiting (request: IncomingMessage, response: ServerResponse): void
 }
 
 /** A waiting answer's turn has come: one fewer waits. */
-function advanced (socket: Connection): void {
+function advanced (socket: Counted): void {
   socket[WAITING]--
   waitingInProcess--
 }
 
 /** A closed connection's answers wait no more (Node drops them, and gives them no turn). */
-function closed (this: Connection): void {
-  waitingInProcess -= this[WAITING]
-  this[WAITING] = 0
+function closed (socket: Counted): void {
+  waitingInProcess -= socket[WAITING]
+  socket[WAITING] = 0
 }

@@ -80,8 +80,9 @@ t.test('idle keep-alive connections are closed after KEEP_ALIVE_TIMEOUT_MS; ever
   const answers = text.split(/(?=HTTP\/1\.1 )/)
   t.equal(answers.length, 3)
   for (const answer of answers) t.match(answer, /^HTTP\/1\.1 200 OK\r\n[^]*\r\nConnection: keep-alive\r\nKeep-Alive: timeout=0\r\n\r\n\{"framework-version"[^]*\}$/)
+  // The 300 ms advertised and the second node:http adds, so that the client closes first.
   const after = Date.now() - started
-  t.ok(after >= 250, `closed ${after} ms after the last answer`)
+  t.ok(after >= 1300 - 50, `closed ${after} ms after the last answer`)
 })
 
 t.test('an answer slower than KEEP_ALIVE_TIMEOUT_MS is not cut, nor a connection busy for longer; each closes once idle', async (t) => {
@@ -97,7 +98,7 @@ t.test('an answer slower than KEEP_ALIVE_TIMEOUT_MS is not cut, nor a connection
   socket.write('GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n')
   await once(socket, 'close')
   t.match(answer, /^HTTP\/1\.1 200 OK\r\n[^]*\r\nKeep-Alive: timeout=0\r\n\r\n\{"framework-version"/, 'the delayed answer, whole')
-  t.ok(Date.now() - started >= 1800 + 250, `closed ${Date.now() - started} ms after the request, once idle after the answer`)
+  t.ok(Date.now() - started >= 1800 + 1300 - 50, `closed ${Date.now() - started} ms after the request, once idle after the answer`)
 
   // A request every 120 ms for 1.8 s on one connection: never inactive for the 1.3 s.
   const busy = connect(port, '127.0.0.1')

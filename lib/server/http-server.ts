@@ -93,6 +93,14 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: Requ
     })
   })
   server.on('connect', refuseConnect)
+  // Node writes a 100 Continue into the queue of an answer that waits behind another, and then puts
+  // the answer's header block before it when its body is a Buffer: the client would read the 100
+  // inside the answer. A waiting request gets its final answer alone, after which node:http closes
+  // the connection, as it does after any final answer to an Expect without a 100.
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    if (response.socket !== null) response.writeContinue()
+    server.emit('request', request, response)
+  })
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     advertiseKeepAlive(response, limits.keepAliveTimeoutMs)
     refuseExpectation(request, response)

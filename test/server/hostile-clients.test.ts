@@ -149,6 +149,23 @@ t.test('a client that pipelines and reads keeps its connection', async (t) => {
   await holds(t, service)
 })
 
+t.test('Expect: 100-continue gets a 100 before its answer, or, behind another answer, its answer alone', async (t) => {
+  const service = await replica(t)
+  const expecting = (request: string) => request.replace('\r\n\r\n', '\r\nExpect: 100-continue\r\n\r\n')
+  const first = await converse(service.port, expecting(GET('/api/status/')) + GET('/api/status/', 'Connection: close\r\n'), { keepOpen: DEADLINE_MS })
+  assertAnswers(t, first, [200, 200], true, 'first on its connection')
+  t.match(first.received, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/, 'first on its connection: the 100, then the answer')
+  // Behind another answer: Node would put the header block of an answer whose body is a Buffer (a
+  // replay, the status, an error) before the 100, and the 100 inside the answer.
+  for (const [what, request, status] of [['a replay', GET('/api/status/'), 200], ['an error', 'GET /api/status/ HTTP/1.1\r\n\r\n', 400]] as const) {
+    const behind = await converse(service.port, request + expecting(request), { keepOpen: DEADLINE_MS })
+    assertAnswers(t, behind, [status, status], true, `${what} behind another`)
+    t.notMatch(behind.received, '100 Continue', `${what} behind another: no 100`)
+    t.equal(behind.answers[1]?.headers.connection, 'close', `${what} behind another: then the connection closes`)
+  }
+  await holds(t, service)
+})
+
 t.test('nothing is written after an answer for bytes that are no request of their own', async (t) => {
   const service = await replica(t)
   const chunked = 'GET /api/status/ HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n'

@@ -3,7 +3,7 @@ import type { Connection } from '../../lib/server/connection.ts'
 import { IdleConnections } from '../../lib/server/idle-connections.ts'
 import { until } from '../wait.ts'
 
-/** A connection as the sweeps read it: between requests unless `busy`; when it was destroyed. */
+/** A connection as the sweeps read it: between requests unless it has an answer being written (`_httpMessage`); when it was destroyed. */
 function connection () {
   const socket = {
     parser: null,

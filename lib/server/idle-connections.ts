@@ -10,7 +10,7 @@ type Watched = Connection & { [ACTIVE_AFTER]: number }
  * anew after every answer, the other refreshed at every read and write, and under a thousand
  * connections either costs each request memory or time (docs/performance.md). Here a request costs
  * one number written on its connection, and while there are connections a sweep looks at each of
- * them, four times per `idleMs` and at least once a second.
+ * them every quarter of `idleMs`, or every second when that is shorter.
  */
 export class IdleConnections {
   readonly #open = new Set<Watched>()

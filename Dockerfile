@@ -21,7 +21,7 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["node
 # `serve` by default; `docker run --rm IMAGE capture <base-url> > profile.json`, `… validate <file>`.
 # The Node flags and MALLOC_ARENA_MAX are npm start's (a test holds them equal): they bound V8's young
 # generation (from the start: no scavenge in a start) and glibc's arenas, which keeps RSS under 1000
-# connections near 120 MiB instead of 170, keep V8's memory reducer from slowing every request
-# after an idle spell, and keep the collector on the main thread (docs/performance.md).
-ENTRYPOINT ["node", "--max-semi-space-size=4", "--min-semi-space-size=4", "--no-memory-reducer", "--single-threaded-gc", "dist/service/main.js"]
+# connections near 120 MiB instead of 170, and keep V8's memory reducer from slowing every request
+# after an idle spell (docs/performance.md).
+ENTRYPOINT ["node", "--max-semi-space-size=4", "--min-semi-space-size=4", "--no-memory-reducer", "dist/service/main.js"]
 CMD ["serve"]

@@ -15,8 +15,7 @@ export const IMAGE_ENV = { MALLOC_ARENA_MAX: '2' } as const
  * V8's young generation at 4 MiB a semi-space from the start: bounded, since Node 26 grows it to
  * 64 MiB under load whatever the heap limit, and at that size at once, so that start-up runs no
  * scavenge. No memory reducer: after its first memory-reducing collection (an idle spell), every
- * process.nextTick stays several times dearer, and Node's HTTP server makes four a request.
- * The collector on the main thread only: its helper threads, woken at every young-generation
- * collection, share the core of a replica held to one (docs/performance.md).
+ * process.nextTick stays several times dearer, and Node's HTTP server makes four a request
+ * (docs/performance.md).
  */
-export const IMAGE_NODE_FLAGS = ['--max-semi-space-size=4', '--min-semi-space-size=4', '--no-memory-reducer', '--single-threaded-gc']
+export const IMAGE_NODE_FLAGS = ['--max-semi-space-size=4', '--min-semi-space-size=4', '--no-memory-reducer']

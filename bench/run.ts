@@ -6,7 +6,7 @@
  * most memory under load, the last cases being 1000 connections of new queries and of a list of
  * new queries sent over and over. With `--against <git revision>`, that revision's build of the
  * service is measured too on the uncached cases, in the same rounds (the three servers in turn),
- * beside this one. Prints figures; asserts nothing.
+ * beside this one round by round. Prints figures; asserts nothing.
  *
  *   npm run bench [-- --rounds 5 --seconds 5 --connections 50 --starts 5 --only status --metrics --node <binary> --against <revision>]
  */
@@ -128,6 +128,15 @@ async function idleConnectionsMiB (pid: number, port: number, count: number): Pr
   return taken
 }
 
+/**
+ * The service over the revision: the median of each round's ratio (the two measured one after the
+ * other, so a shared machine's drift hits both alike), and the range of those ratios.
+ */
+function besidePrevious (ours: Figures[], before: Figures[]): [string, string] {
+  const ratios = ours.map((figures, round) => figures.rps / before[round]!.rps)
+  return [median(ratios).toFixed(2) + 'x', `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`]
+}
+
 const beside = (ours: number, theirs: number, unit: string, digits = 1) =>
   `${ours.toFixed(digits)} ${unit} against ${theirs.toFixed(digits)} ${unit}: ${ours - theirs >= 0 ? '+' : ''}${(ours - theirs).toFixed(digits)} ${unit}, ${(ours / theirs).toFixed(2)}x`
 
@@ -166,7 +175,7 @@ async function main (): Promise<void> {
   }
 
   const header = ['case', 'service rps', 'ref rps', 'ratio', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'errors (ref)',
-    ...(previous === undefined ? [] : [`${options.against} rps`, 'service/it'])]
+    ...(previous === undefined ? [] : [`${options.against} rps`, 'service/it', 'rounds'])]
   const rows: string[][] = [header]
   const cases: Array<[string, Case]> = Object.entries(CASES).map(([name, path]) => [name, { path }])
   const { etag } = (await fetchPage(SERVICE_PORT, CANONICAL)).headers
@@ -204,7 +213,7 @@ async function main (): Promise<void> {
       m(ours, 'cpuPerRequest').toFixed(1), m(theirs, 'cpuPerRequest').toFixed(1),
       (m(ours, 'cpuPerRequest') / m(theirs, 'cpuPerRequest')).toFixed(2) + 'x',
       `${ours.reduce((sum, f) => sum + f.errors, 0)} (${theirs.reduce((sum, f) => sum + f.errors, 0)})`,
-      ...(previous === undefined ? [] : before.length === 0 ? ['', ''] : [m(before, 'rps').toFixed(0), (m(ours, 'rps') / m(before, 'rps')).toFixed(2) + 'x']),
+      ...(previous === undefined ? [] : before.length === 0 ? ['', '', ''] : [m(before, 'rps').toFixed(0), ...besidePrevious(ours, before)]),
     ])
   }
   const widths = header.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))

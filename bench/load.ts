@@ -99,6 +99,18 @@ request = function ()
   return wrk.format(nil, wrk.path .. prefix .. (counter * 1000 + id))
 end
 `)
+/** A wrk script that writes `depth` requests of the URL at a time on each connection (HTTP pipelining). */
+const PIPELINE_SCRIPT = join(tmpdir(), `bench-pipeline-${process.pid}.lua`)
+writeFileSync(PIPELINE_SCRIPT, `local requests
+function init (args)
+  local depth = tonumber(args[1])
+  local one = wrk.format()
+  requests = one:rep(depth)
+end
+request = function ()
+  return requests
+end
+`)
 /** Runs with new numbers so far: the next one's prefix (0 is the prefix of repeated lists). */
 let uniqueRuns = 0
 
@@ -117,12 +129,14 @@ export interface Load {
   notModified?: boolean
   /** With UNIQUE_SUFFIX: each thread's numbers start again after this many requests. */
   repeatAfter?: number
+  /** Requests written at a time on each connection, before their answers are read (HTTP pipelining). */
+  pipeline?: number
 }
 
 export interface LoadFigures { requests: number, rps: number, p50: number, p99: number, errors: number }
 
 /** Loads one URL with wrk, or autocannon without it; latencies in ms. */
-export function load ({ port, path, seconds, connections, threads = 1, core, headers = [], notModified = false, repeatAfter }: Load): LoadFigures {
+export function load ({ port, path, seconds, connections, threads = 1, core, headers = [], notModified = false, repeatAfter, pipeline }: Load): LoadFigures {
   const url = `http://127.0.0.1:${port}${path}`
   const run = (command: string, args: string[]) => {
     const [pinnedCommand, ...pinnedArgs] = pinned(core, [command, ...args])
@@ -131,9 +145,11 @@ export function load ({ port, path, seconds, connections, threads = 1, core, hea
   if (WRK) {
     const args = [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--latency', ...[`Host: ${HOST}`, ...headers].flatMap((header) => ['-H', header])]
     // The script's arguments: the numbers' prefix, and after how many a thread's count starts again.
-    const out = run('wrk', !path.endsWith(UNIQUE_SUFFIX)
-      ? [...args, url]
-      : [...args, '-s', UNIQUE_SCRIPT, url, '--', ...repeatAfter === undefined ? [String(++uniqueRuns).padStart(6, '0'), '1e9'] : ['000000', String(repeatAfter)]])
+    const out = run('wrk', pipeline !== undefined
+      ? [...args, '-s', PIPELINE_SCRIPT, url, '--', String(pipeline)]
+      : !path.endsWith(UNIQUE_SUFFIX)
+          ? [...args, url]
+          : [...args, '-s', UNIQUE_SCRIPT, url, '--', ...repeatAfter === undefined ? [String(++uniqueRuns).padStart(6, '0'), '1e9'] : ['000000', String(repeatAfter)]])
     const ms = (label: string) => {
       const [, value, unit] = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out)!
       return Number(value) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit!]!
@@ -151,7 +167,7 @@ export function load ({ port, path, seconds, connections, threads = 1, core, hea
   }
   const bin = fileURLToPath(new URL('../../node_modules/.bin/autocannon', import.meta.url))
   const headerArgs = [`host: ${HOST}`, ...headers].flatMap((header) => ['-H', header.replace(/: /, '=')])
-  const result = JSON.parse(run(bin, ['--json', '-c', String(connections), '-d', String(seconds), ...headerArgs, url]))
+  const result = JSON.parse(run(bin, ['--json', '-c', String(connections), '-p', String(pipeline ?? 1), '-d', String(seconds), ...headerArgs, url]))
   return {
     requests: result.requests.total,
     rps: result.requests.average,

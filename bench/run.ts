@@ -80,7 +80,14 @@ const REPEATED_QUERIES = 10_000
 /** The canonical page revalidated: If-None-Match with its tag, answered 304 with no body. */
 const NOT_MODIFIED_CASE = 'not modified (304 of the canonical page)'
 
-interface Case { path: string, headers?: string[], notModified?: boolean, connections?: number, repeatAfter?: number }
+/** Pipelined requests: each connection writes this many at a time, then reads their answers. */
+const PIPELINE_DEPTH = 64
+const PIPELINED: Record<string, string> = {
+  [`pipelined status (${PIPELINE_DEPTH} deep)`]: '/api/status/',
+  [`pipelined canonical page (${PIPELINE_DEPTH} deep)`]: CANONICAL,
+}
+
+interface Case { path: string, headers?: string[], notModified?: boolean, connections?: number, repeatAfter?: number, pipeline?: number }
 
 function startService (main = SERVICE, port = SERVICE_PORT): ChildProcess {
   const [command, ...args] = pinned('1', [options.node, ...main])
@@ -183,6 +190,7 @@ async function main (): Promise<void> {
     if ((await fetchRaw(port, CANONICAL, HOST, { 'if-none-match': etag! })).status !== 304) throw new Error(`port ${port}: no 304`)
   }
   cases.push([NOT_MODIFIED_CASE, { path: CANONICAL, headers: [`If-None-Match: ${etag}`], notModified: true }])
+  for (const [name, path] of Object.entries(PIPELINED)) cases.push([name, { path, pipeline: PIPELINE_DEPTH }])
   // autocannon's command line cannot vary the query per request.
   if (WRK) {
     for (const [name, path] of Object.entries(UNCACHED)) cases.push([name, { path: path + UNIQUE_SUFFIX }])

@@ -23,6 +23,8 @@ export interface Config {
   keepAliveTimeoutMs: number
   headersTimeoutMs: number
   requestTimeoutMs: number
+  /** How long a client may take nothing of an answer written to it (a send timeout) before its connection is closed. */
+  sendTimeoutMs: number
   maxHeaderSize: number
   drainDelayMs: number
   shutdownTimeoutMs: number
@@ -115,6 +117,7 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
     keepAliveTimeoutMs: Number(given.KEEP_ALIVE_TIMEOUT_MS),
     headersTimeoutMs,
     requestTimeoutMs,
+    sendTimeoutMs: Number(given.SEND_TIMEOUT_MS),
     maxHeaderSize: Number(given.MAX_HEADER_SIZE),
     drainDelayMs: Number(given.DRAIN_DELAY_MS),
     shutdownTimeoutMs: Number(given.SHUTDOWN_TIMEOUT_MS),

@@ -56,6 +56,7 @@ export const Environment = Type.Object({
   KEEP_ALIVE_TIMEOUT_MS: milliseconds('72000', 'how long an idle keep-alive connection stays open; keep it above the load balancer\'s idle timeout'),
   HEADERS_TIMEOUT_MS: milliseconds('10000', 'time a client has to send the request headers'),
   REQUEST_TIMEOUT_MS: milliseconds('30000', 'time a client has to send the whole request; at least HEADERS_TIMEOUT_MS'),
+  SEND_TIMEOUT_MS: milliseconds('30000', 'how long a client may read nothing of an answer written to it before its connection is closed'),
   MAX_HEADER_SIZE: whole('16384', 'largest request line plus headers, in bytes'),
   DRAIN_DELAY_MS: milliseconds('5000', 'after SIGTERM, how long /readyz answers 503 while the API keeps serving', 0),
   SHUTDOWN_TIMEOUT_MS: milliseconds('10000', 'after the drain delay, how long requests get to finish before they are cut'),

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { http } from '../builtins.ts'
@@ -121,10 +122,10 @@ export function answerClientError (error: NodeJS.ErrnoException, socket: Duplex)
   answerAndClose(socket, status, message)
 }
 
-/** CONNECT never reaches a request handler in Node: the reference's 405, and the connection closes. */
-export function refuseConnect (_request: IncomingMessage, socket: Duplex): void {
+/** CONNECT never reaches a request handler in Node: the reference's 405, and the connection closes once it is written. */
+export function refuseConnect (socket: Socket): void {
   answerAndClose(socket, 405, MESSAGES.methodNotAllowed('CONNECT'))
-  socket.destroy()
+  socket.destroySoon()
 }
 
 /** An Expect header other than 100-continue: Node's 417, in JSON like every answer. */

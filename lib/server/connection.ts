@@ -3,11 +3,10 @@ import type { Socket } from 'node:net'
 
 /**
  * A connection as node:http keeps it, beyond its API (docs/architecture.md, Connections): its
- * parser, with the handler it calls for every request it reads and the request it read last,
- * and the answer being written.
+ * parser, with the request it read last, and the answer being written.
  */
 export type Connection = Socket & {
-  parser?: { onIncoming?: (request: IncomingMessage, keepAlive: boolean) => number, incoming?: IncomingMessage | null } | null
+  parser?: { incoming?: IncomingMessage | null } | null
   _httpMessage?: ServerResponse | null
 }
 

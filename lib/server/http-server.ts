@@ -5,45 +5,10 @@ import type { Config } from '../config.ts'
 import { answerClientError, refuseConnect, refuseExpectation } from '../api/errors.ts'
 import { toOriginForm } from '../replay/target.ts'
 import { betweenRequests, type Connection } from './connection.ts'
-import { IdleConnections } from './idle-connections.ts'
+import { ConnectionTimeouts } from './connection-timeouts.ts'
+import { afterEarlierAnswers, counted, pipelined, released } from './pipelining.ts'
 
-type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxHeaderSize'>
-
-/**
- * Answers that may wait behind the one being written: on one connection, and in the whole process.
- * A client that sends more without reading its answers has its connection closed: Node parses a
- * whole read before it stops reading, and each waiting answer holds a request and a response in
- * memory; the process's bound keeps a crowd of such clients within the deployment's heap
- * (docs/architecture.md, Connections).
- */
-export const MAX_WAITING_ANSWERS = 16
-export const MAX_WAITING_ANSWERS_IN_PROCESS = 4096
-
-/** Answers waiting in this process, on every connection. */
-let waitingInProcess = 0
-
-/** On a connection: how many answers wait behind the one being written. */
-const WAITING = Symbol('waiting answers')
-type Counted = Connection & { [WAITING]: number }
-
-/**
- * Stops Node's parser at the request that would be one answer too many (on its connection, or in
- * the process): the handler's -1 is the parser's "callback error", which ends the read there (no
- * request or response is made for the rest of it) and comes back as a client error, which closes
- * the connection. `parser` and `onIncoming` are node:http's own, not its API (test/server/hostile-clients.test.ts
- * fails without them; it runs on every Node version the project supports).
- */
-function boundWaitingAnswers (socket: Counted): void {
-  socket[WAITING] = 0
-  const parser = socket.parser
-  const onIncoming = parser?.onIncoming
-  /* c8 ignore next: node:http has had both since its first release; without them, no bound */
-  if (onIncoming === undefined) return
-  parser!.onIncoming = (request, keepAlive) => socket._httpMessage == null ||
-    (socket[WAITING] < MAX_WAITING_ANSWERS && waitingInProcess < MAX_WAITING_ANSWERS_IN_PROCESS)
-    ? onIncoming(request, keepAlive)
-    : -1
-}
+type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'sendTimeoutMs' | 'maxHeaderSize'>
 
 /**
  * The service's one node:http server, with the configured limits. Every answer is JSON, also
@@ -63,12 +28,12 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: Requ
   }, (request, response) => {
     advertiseKeepAlive(response, limits.keepAliveTimeoutMs)
     idle.active(request.socket)
-    countWaiting(request, response)
+    counted(request, response)
     if (request.url!.charCodeAt(0) !== 0x2f) toOriginForm(request)
     listener(request, response)
   })
-  // Idle keep-alive connections are closed by the sweeps of IdleConnections, not by node:http's timer.
-  const idle = new IdleConnections(limits.keepAliveTimeoutMs + KEEP_ALIVE_GRACE_MS)
+  // Idle keep-alive connections, and those whose client reads nothing, are closed by sweeps, not by node:http's timers.
+  const idle = new ConnectionTimeouts(limits.keepAliveTimeoutMs + KEEP_ALIVE_GRACE_MS, limits.sendTimeoutMs)
   server.keepAliveTimeout = 0
   // A client that half-closes after its request (an HTTP/1.0 probe, a script) gets its answer
   // also when it is not written at once (an answer that waits for a promise), and then the
@@ -84,15 +49,16 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: Requ
     if (betweenRequests(socket)) answerClientError(error, socket)
     socket.destroy()
   })
-  server.on('connection', (socket: Counted) => {
-    boundWaitingAnswers(socket)
+  server.on('connection', (socket: Connection) => {
+    pipelined(socket)
     idle.opened(socket)
     socket.once('close', () => {
-      closed(socket)
+      released(socket)
       idle.closed(socket)
     })
   })
-  server.on('connect', refuseConnect)
+  // CONNECT never becomes a request: its 405 comes in its turn, after the answers read before it, and the connection closes.
+  server.on('connect', (request: IncomingMessage) => afterEarlierAnswers(request.socket, () => refuseConnect(request.socket)))
   // Node writes a 100 Continue into the queue of an answer that waits behind another, and then puts
   // the answer's header block before it when its body is a Buffer: the client would read the 100
   // inside the answer. A waiting request gets its final answer alone, after which node:http closes
@@ -103,6 +69,7 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: Requ
   })
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     advertiseKeepAlive(response, limits.keepAliveTimeoutMs)
+    counted(request, response)
     refuseExpectation(request, response)
   })
   return server
@@ -118,29 +85,4 @@ const KEEP_ALIVE_GRACE_MS = 1000
  */
 function advertiseKeepAlive (response: ServerResponse, timeoutMs: number): void {
   (response as ServerResponse & { _keepAliveTimeout: number })._keepAliveTimeout = timeoutMs
-}
-
-/** Counts the answers waiting on the request's connection (see MAX_WAITING_ANSWERS). */
-function countWaiting (request: IncomingMessage, response: ServerResponse): void {
-  const socket = request.socket as Counted
-  // Node gives a response its socket at once when no answer is being written before it.
-  if (response.socket !== null) {
-    socket[WAITING] = 0
-    return
-  }
-  socket[WAITING]++
-  waitingInProcess++
-  response.once('socket', advanced)
-}
-
-/** A waiting answer's turn has come: one fewer waits. */
-function advanced (socket: Counted): void {
-  socket[WAITING]--
-  waitingInProcess--
-}
-
-/** A closed connection's answers wait no more (Node drops them, and gives them no turn). */
-function closed (socket: Counted): void {
-  waitingInProcess -= socket[WAITING]
-  socket[WAITING] = 0
 }

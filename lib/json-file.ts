@@ -5,14 +5,22 @@ import { fs } from './builtins.ts'
 
 /**
  * The JSON files the service reads (a profile, a faults file): read and parsed, or the problem
- * in words, for an error that names the file.
+ * in words, for an error that names the file. A file larger than `maxBytes` is not read.
  */
-export function readJsonFile (file: string, problem: (words: string) => Error): unknown {
+export function readJsonFile (file: string, maxBytes: number, problem: (words: string) => Error): unknown {
+  const unreadable = (error: unknown) => problem(`cannot be read (${(error as Error).message})`)
+  let size: number
+  try {
+    size = fs.statSync(file).size
+  } catch (error) {
+    throw unreadable(error)
+  }
+  if (size > maxBytes) throw problem(`is ${mebibytes(size)}; at most ${mebibytes(maxBytes)} is accepted`)
   let text: string
   try {
     text = fs.readFileSync(file, 'utf8')
   } catch (error) {
-    throw problem(`cannot be read (${(error as Error).message})`)
+    throw unreadable(error)
   }
   try {
     return JSON.parse(text)
@@ -20,6 +28,8 @@ export function readJsonFile (file: string, problem: (words: string) => Error): 
     throw problem(`is not valid JSON (${(error as Error).message})`)
   }
 }
+
+const mebibytes = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1).replace(/\.0$/, '')} MiB`
 
 /**
  * The first way data breaks its schema, in words: where (a JSON pointer, or `whole` for the

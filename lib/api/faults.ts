@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net'
 import { Readable } from 'node:stream'
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler } from 'fastify'
 import fastifyPlugin from 'fastify-plugin'
@@ -89,8 +90,40 @@ function drawHook (faults: Faults, url: string, path: string, headers: boolean, 
     request.fault = fault
     if (fault.delayMs === 0) return act(request, reply, done)
     injected(request, url, 'delay', { ms: Math.round(fault.delayMs) })
-    setTimeout(act, fault.delayMs, request, reply, done)
+    const { socket } = request.raw
+    const delayed = (): void => {
+      untilGone(socket).delete(leave)
+      act(request, reply, done)
+    }
+    const timer = setTimeout(delayed, fault.delayMs)
+    // A client that leaves during the delay (a close, or its end of the connection: a FIN) is gone: nothing is held for it.
+    const leave = (): void => {
+      clearTimeout(timer)
+      reply.hijack()
+      socket.destroy()
+    }
+    untilGone(socket).add(leave)
   }
+}
+
+/** On a connection: what to release when its client leaves (its delayed requests). */
+const ON_LEAVING = Symbol('released when the client leaves')
+type Watched = Socket & { [ON_LEAVING]?: Set<() => void> }
+
+/** The releases of a connection's delayed requests, run once when its client closes or ends its side. */
+function untilGone (connection: Socket): Set<() => void> {
+  const socket = connection as Watched
+  let releases = socket[ON_LEAVING]
+  if (releases === undefined) {
+    const pending = releases = socket[ON_LEAVING] = new Set()
+    const gone = () => {
+      for (const release of pending) release()
+      pending.clear()
+    }
+    socket.once('end', gone)
+    socket.once('close', gone)
+  }
+  return releases
 }
 
 /** An abort's answer: its status, a Retry-After for a 503 or 429, and its body (abortBody). */

@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { LONGEST_TIMER_MS } from '../../schemas/config.ts'
 
 /** Envoy's fault filter headers, as its header-controlled faults read them. */
 const DELAY = 'x-envoy-fault-delay-request'
@@ -13,6 +12,13 @@ export interface HeaderFaults {
   slowBody?: { bytesPerSecond: number, percent: number }
 }
 
+/**
+ * The longest delay a header asks for that is served. Envoy takes the header's value as it comes and
+ * leaves the bound to the route's timeout (15 s by default) and the filter's `max_active_faults`;
+ * a stand-in whose clients set the header cannot leave it unbounded.
+ */
+export const MAX_HEADER_DELAY_MS = 60_000
+
 /** Whether a request carries any of the headers (a replay must not answer it). */
 export function asksForFaults (headers: IncomingHttpHeaders): boolean {
   return headers[DELAY] !== undefined || headers[ABORT] !== undefined || headers[THROUGHPUT] !== undefined
@@ -20,7 +26,7 @@ export function asksForFaults (headers: IncomingHttpHeaders): boolean {
 
 /**
  * The faults the headers ask for, as Envoy reads them: a delay in milliseconds above 0 (at most
- * Node's longest timer), an abort's status from 200 to 599, a response rate in KiB per second
+ * MAX_HEADER_DELAY_MS), an abort's status from 200 to 599, a response rate in KiB per second
  * above 0; each `-percentage` companion is the share of requests, capped at 100, and 100 when
  * absent or not a whole number. A value Envoy would not take asks for nothing. Undefined when
  * nothing is asked for.
@@ -30,7 +36,7 @@ export function headerFaults (headers: IncomingHttpHeaders): HeaderFaults | unde
   const abort = whole(headers[ABORT])
   const throughput = whole(headers[THROUGHPUT])
   const faults: HeaderFaults = {}
-  if (delay !== undefined && delay > 0) faults.delay = { ms: Math.min(delay, LONGEST_TIMER_MS), percent: percent(headers, DELAY) }
+  if (delay !== undefined && delay > 0) faults.delay = { ms: Math.min(delay, MAX_HEADER_DELAY_MS), percent: percent(headers, DELAY) }
   if (abort !== undefined && abort >= 200 && abort < 600) faults.abort = { status: abort, percent: percent(headers, ABORT) }
   if (throughput !== undefined && throughput > 0) faults.slowBody = { bytesPerSecond: throughput * 1024, percent: percent(headers, THROUGHPUT) }
   return faults.delay === undefined && faults.abort === undefined && faults.slowBody === undefined ? undefined : faults

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { FaultsFile, type ConnectionFault, type Delay, type Rule, type Schedule } from '../../schemas/faults.ts'
+import { v8 } from '../builtins.ts'
 import { readJsonFile, schemaProblem } from '../json-file.ts'
 import { lastValue, type QueryParams } from '../reference/query.ts'
 import { Draws } from './draws.ts'
@@ -63,7 +64,9 @@ export class Rules {
         query: Object.entries(rule.query ?? {}),
         header: Object.entries(rule.header ?? {}).map(([name, value]) => [name.toLowerCase(), value] as const),
       }
-      this.#byPath.set(rule.path, [...this.#byPath.get(rule.path) ?? [], compiled])
+      const ofPath = this.#byPath.get(rule.path)
+      if (ofPath === undefined) this.#byPath.set(rule.path, [compiled])
+      else ofPath.push(compiled)
     }
   }
 
@@ -126,12 +129,21 @@ function delayOf (delay: Delay, draws: Draws): number {
 }
 
 /**
+ * The largest faults file read: 16 MiB, and no more than a sixteenth of V8's heap limit (4.8 MiB
+ * under the Kubernetes base's 64 MiB), since its rules take some five times the file's size and a
+ * reload holds the rules in use beside the new ones. And the most rules it may hold. More is
+ * refused: no rehearsal needs it.
+ */
+export const MAX_FAULTS_FILE_BYTES = Math.min(16 * 1024 * 1024, Math.floor(v8.getHeapStatistics().heap_size_limit / 16))
+export const MAX_RULES = 100_000
+
+/**
  * Reads and checks a faults file against its schema and `paths`, the templates a rule may name;
  * throws a FaultsError that names the file, the field and the problem. Without a seed, one is
  * drawn (and logged by the caller, so that the run can be repeated).
  */
 export function readRules (file: string, paths: readonly string[]): Rules {
-  const faults = checkFaults(readJsonFile(file, (problem) => new FaultsError(file, problem)), file, paths)
+  const faults = checkFaults(readJsonFile(file, MAX_FAULTS_FILE_BYTES, (problem) => new FaultsError(file, problem)), file, paths)
   return new Rules(faults, faults.seed ?? Math.floor(Math.random() * 2 ** 32))
 }
 
@@ -144,6 +156,8 @@ export function checkFaults (data: unknown, source: string, paths: readonly stri
 
 /** What the schema cannot say. */
 function consistencyProblem (file: FaultsFile, paths: readonly string[]): string | undefined {
+  const count = file.rules?.length ?? 0
+  if (count > MAX_RULES) return `/rules holds ${count} rules; at most ${MAX_RULES} are accepted`
   for (const [index, rule] of (file.rules ?? []).entries()) {
     const at = `/rules/${index}`
     if (!paths.includes(rule.path)) return `${at}/path must be one of ${paths.join(', ')}; got ${JSON.stringify(rule.path)}`

@@ -13,9 +13,12 @@ export class ProfileError extends Error {
   }
 }
 
+/** The largest profile file read: a deployment of 100,000 object types takes some 12 MiB. */
+export const MAX_PROFILE_BYTES = 64 * 1024 * 1024
+
 /** Reads and fully validates a profile file; throws a ProfileError naming the file, field and problem. */
 export function loadProfile (file: string): Profile {
-  return checkProfile(readJsonFile(file, (problem) => new ProfileError(file, problem)), file)
+  return checkProfile(readJsonFile(file, MAX_PROFILE_BYTES, (problem) => new ProfileError(file, problem)), file)
 }
 
 /** Fully validates a profile's data; throws a ProfileError naming the source, field and problem. */

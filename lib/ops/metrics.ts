@@ -4,6 +4,14 @@ import type { Served } from '../inventory/served.ts'
 import type { Replays } from '../replay/replays.ts'
 
 /**
+ * The statuses the service answers with by itself, each its own label value; any other (what an
+ * Envoy header's abort asks for) is counted under its class, `2xx` to `5xx`, so that no client can
+ * make more series than routes x methods x these.
+ */
+const OWN_STATUSES = new Set([200, 301, 304, 400, 403, 404, 405, 408, 417, 429, 431, 500, 502, 503])
+const statusLabel = (status: number): number | string => OWN_STATUSES.has(status) ? status : `${Math.floor(status / 100)}xx`
+
+/**
  * The Prometheus metrics of METRICS=true: requests by route template and status, their
  * latency, the faults injected, the profile being served, the response cache, Node's process
  * metrics and, with REDIS_URL, the last Redis poll.
@@ -12,7 +20,7 @@ export class Metrics {
   readonly registry = new Registry()
   readonly #requests = new Counter({
     name: 'http_requests_total',
-    help: 'Requests answered, by route template (never the raw URL), method and status.',
+    help: 'Requests answered, by route template (never the raw URL), method and status (a status the service does not answer by itself, as its class: 2xx to 5xx).',
     labelNames: ['route', 'method', 'status'],
     registers: [this.registry],
   })
@@ -93,7 +101,7 @@ export class Metrics {
 
   /** One answer: `route` is the route's template (`/api/extras/object-types/:id/`), or `unmatched`. */
   answered (route: string, method: string, status: number, seconds: number): void {
-    this.#requests.inc({ route, method, status })
+    this.#requests.inc({ route, method, status: statusLabel(status) })
     this.#duration.observe({ route }, seconds)
   }
 

@@ -1,4 +1,6 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
+import { once } from 'node:events'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import type { FastifyInstance } from 'fastify'
@@ -111,4 +113,100 @@ t.test('REDIS_URL and METRICS: the live RQ worker count, the poll and reloads in
   t.equal(await workers(), 4, 'the reloaded profile with the live count')
   server.child.kill('SIGTERM')
   t.equal((await server.exited).code, 0, 'SIGTERM closes the Redis connection too')
+})
+
+/** A reply that never ends: a bulk string of a gigabyte, written for as long as the connection stays open. */
+const ENDLESS = Symbol('endless reply')
+
+/**
+ * A stand-in for a Redis that misbehaves: it passes ioredis's ready check (INFO) and answers every
+ * SCARD with what `reply` gives, written as it comes (text, ENDLESS, or nothing at all). It counts
+ * its connections and the most bytes written on one.
+ */
+async function brokenRedis (t: Test, reply: (poll: number) => string | typeof ENDLESS | undefined) {
+  const seen = { connections: 0, polls: 0, mostWritten: 0 }
+  const server = createServer((socket) => {
+    seen.connections++
+    socket.on('error', () => {})
+    socket.on('close', () => { seen.mostWritten = Math.max(seen.mostWritten, socket.bytesWritten) })
+    socket.on('data', (chunk) => {
+      // Each command is an array of bulk strings: its first one names it.
+      for (const [, name] of chunk.toString('latin1').matchAll(/\*\d+\r\n\$\d+\r\n([A-Za-z]+)\r\n/g)) {
+        const command = name!.toUpperCase()
+        if (command === 'SCARD') {
+          const answer = reply(++seen.polls)
+          if (answer === ENDLESS) endless(socket)
+          else if (answer !== undefined) socket.write(answer)
+        } else if (command === 'INFO') {
+          const info = '# Server\r\nredis_version:7.0.0\r\nloading:0\r\n'
+          socket.write(`$${info.length}\r\n${info}\r\n`)
+        } else {
+          // HELLO 3: a RESP3 map of the server's name; the rest (CLIENT SETINFO) is taken.
+          socket.write(command === 'HELLO' ? '%1\r\n+server\r\n+redis\r\n' : '+OK\r\n')
+        }
+      }
+    })
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const sockets = new Set<Socket>()
+  server.on('connection', (socket) => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)) })
+  t.teardown(() => {
+    server.close()
+    for (const socket of sockets) socket.destroy()
+  })
+  return { url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`, seen }
+}
+
+/** Writes a gigabyte's bulk string, a piece each time the socket drains, until it closes. */
+function endless (socket: Socket): void {
+  const piece = Buffer.alloc(64 * 1024, 'x')
+  socket.write(`$${2 ** 30}\r\n`)
+  const more = () => {
+    while (!socket.destroyed && socket.write(piece));
+  }
+  socket.on('drain', more)
+  more()
+}
+
+t.test('a Redis that answers with anything but a count: logged once, the last good count stays', async (t) => {
+  const REPLIES: Array<[string, string]> = [[':-5\r\n', 'number -5'], ['_\r\n', 'null null'], ['$5\r\nhello\r\n', 'string "hello"'], [':100001\r\n', 'number 100001'], ['*1\r\n:3\r\n', 'object [3]'], [',1.5\r\n', 'string "1.5"']]
+  for (const [bad, shown] of REPLIES) {
+    const { lines, logger } = logLines()
+    const { url, seen } = await brokenRedis(t, (poll) => poll <= 2 ? ':7\r\n' : bad)
+    const counts: number[] = []
+    const polls: Array<number | undefined> = []
+    const poll = pollRqWorkers(url, 30, logger, { changed: (count) => counts.push(count), polled: (count) => polls.push(count) })
+    await until('ten polls', () => seen.polls >= 10)
+    await poll.close()
+    t.same(counts, [7], `${shown}: only the good count is served`)
+    t.same(lines.filter((line) => line.includes('answered SCARD')), [`Redis at ${url.slice(8)} answered SCARD rq:workers with ${shown}, not a count of workers from 0 to 100000; serving the last worker count, 7`], `${shown}: logged once`)
+    t.ok(polls.slice(3).every((count) => count === undefined), `${shown}: the polls report no count`)
+  }
+})
+
+t.test('a Redis whose reply is too large: the connection is closed before it is held, and opened again', async (t) => {
+  const { lines, logger } = logLines()
+  const { url, seen } = await brokenRedis(t, () => ENDLESS)
+  const poll = pollRqWorkers(url, 30, logger, { changed: () => t.fail('no count') })
+  t.teardown(poll.close)
+  await until('the third connection', () => seen.connections >= 3)
+  await poll.close()
+  t.match(lines[0], `Redis at ${url.slice(8)} unreachable (a reply of more than 65536 bytes); serving the last worker count, the profile's`)
+  t.equal(lines.length, 1, 'logged once')
+  // What the kernel's buffers take on both ends, and no more: the reply is never read whole.
+  t.ok(seen.mostWritten < 32 * 1024 * 1024, `a connection closed after ${(seen.mostWritten / 2 ** 20).toFixed(1)} MiB of a 1 GiB reply`)
+})
+
+t.test('a Redis that stops answering is down: logged once, reported, and connected to again', async (t) => {
+  const { lines, logger } = logLines()
+  const { url, seen } = await brokenRedis(t, (poll) => poll <= 2 ? ':4\r\n' : undefined)
+  const polls: Array<number | undefined> = []
+  const counts: number[] = []
+  const poll = pollRqWorkers(url, 100, logger, { changed: (count) => counts.push(count), polled: (count) => polls.push(count) })
+  t.teardown(poll.close)
+  await until('three new connections after it fell silent', () => seen.connections >= 4)
+  t.same(counts, [4], 'the last count stays')
+  t.same(lines.filter((line) => line.includes('unreachable')), [`Redis at ${url.slice(8)} unreachable (no answer within 1000 ms); serving the last worker count, 4`], 'logged once')
+  t.equal(polls.at(-1), undefined, 'the polls report Redis down')
 })

@@ -1,12 +1,13 @@
 import t, { type Test } from 'tap'
+import autocannon from 'autocannon'
 import fc from 'fast-check'
 import { once } from 'node:events'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { MAX_WAITING_ANSWERS, MAX_WAITING_ANSWERS_IN_PROCESS } from '../../lib/server/pipelining.ts'
 import { fetch } from '../http.ts'
-import { start, type Service } from '../service.ts'
+import { command, start, type Service } from '../service.ts'
 import { until } from '../wait.ts'
 
 // Clients that mean harm, over raw sockets, against the service as a process with the heap limit of
@@ -249,6 +250,99 @@ t.test('CONNECT, TRACE and Upgrade behind other requests are answered in their t
     request('OPTIONS', '/api/status/') + request('GET', '/api/status/', 'Connection: close\r\n')),
   [[200, '{"extras":"http://inv.'], [405, '{"detail":"Method \\"TRACE\\" not allowed."}'.slice(0, 22)], [200, '{"object-types":"http:'], [200, '{"name":"Status","desc'], [200, '{"framework-version":"']],
   'TRACE and Upgrade are requests like any other: each answered in its turn, and the requests after them too')
+  await holds(t, service)
+})
+
+/** Open file descriptors of a process (Linux): its sockets among them. */
+function descriptors (pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length
+}
+
+/** A faults file in the test's folder. */
+function faultsFile (t: Test, faults: unknown, name = 'faults.json'): string {
+  const file = join(t.testdir(), name)
+  writeFileSync(file, typeof faults === 'string' ? faults : JSON.stringify(faults))
+  return file
+}
+
+t.test('delayed requests whose clients leave are released at once: 10,000 abandoned, then autocannon timing out', async (t) => {
+  const service = await replica(t, { FAULTS: faultsFile(t, { headers: true, rules: [{ path: '/api/status/', delay: { ms: 10_000 } }] }) })
+  const idleDescriptors = descriptors(service.child.pid!)
+  // Half leave with a FIN (their end of the connection), half with a reset; 500 at a time.
+  for (let batch = 0; batch < 20; batch++) {
+    await Promise.all(Array.from({ length: 500 }, (_, i) => new Promise<void>((resolve) => {
+      const path = i % 2 === 0 ? '/api/status/' : '/api/extras/'
+      const socket = connect(service.port, '127.0.0.1', () => {
+        socket.write(GET(path, 'x-envoy-fault-delay-request: 9999999999\r\n'))
+        if (batch % 2 === 0) socket.end()
+        else setImmediate(() => socket.resetAndDestroy())
+      })
+      socket.on('error', () => {})
+      socket.on('close', () => resolve())
+      socket.resume()
+    })))
+  }
+  await until('the service to hold no socket of theirs', () => descriptors(service.child.pid!) <= idleDescriptors + 5)
+  t.pass('10,000 requests delayed and abandoned: every socket closed')
+  await holds(t, service)
+
+  // A load tester whose timeout is shorter than the delay: every request abandoned after a second.
+  const result = await autocannon({ url: `http://127.0.0.1:${service.port}/api/status/`, connections: 900, timeout: 1, duration: 4, headers: { host: 'inv.example.com' } })
+  t.ok(result.timeouts > 0 && result['2xx'] === 0, `autocannon -c 900 -t 1 against a 10 s delay: ${result.timeouts} timed out, none answered`)
+  await until('the service to hold no socket of autocannon\'s', () => descriptors(service.child.pid!) <= idleDescriptors + 5)
+  t.pass('and every socket of autocannon\'s closed')
+  // What stays is the allocator's, as after any flood of connections (docs/architecture.md).
+  await holds(t, service, 96)
+})
+
+t.test('metric series are bounded whatever the headers ask for: every abort status, every method, every route', async (t) => {
+  const service = await replica(t, { METRICS: 'true', FAULTS: faultsFile(t, { headers: true, rules: [] }) })
+  const series = async () => (await fetch(service.port, '/metrics')).body.split('\n').filter((line) => line.startsWith('http_requests_total{'))
+  // Every status Envoy's header may ask for, on one route and method.
+  for (let status = 200; status < 600; status += 20) {
+    await Promise.all(Array.from({ length: 20 }, (_, i) => converse(service.port, GET('/api/status/', `x-envoy-fault-abort-request: ${status + i}\r\nConnection: close\r\n`))))
+  }
+  const ofStatus = (await series()).filter((line) => line.includes('route="/api/status/",method="GET"'))
+  t.ok(ofStatus.length <= 18, `400 statuses asked for on one route: ${ofStatus.length} series (the service's 14 statuses and 4 classes at most)`)
+  t.ok(ofStatus.some((line) => line.includes('status="4xx"')) && ofStatus.some((line) => line.includes('status="503"')), 'its own statuses by code, the others by class')
+  // Every method on every route, each with an abort asked for.
+  const methods = ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE', 'TRACE', 'PROPFIND', 'MKCOL', 'LOCK', 'SEARCH', 'PURGE', 'QUERY', 'REPORT']
+  const paths = ['/api/', '/api/extras/', '/api/status/', '/api/status.json', '/api/extras/object-types/', '/api/extras/object-types/5/', '/api/extras/object-types.json', '/api/schema/', '/healthz', '/readyz', '/metrics', '/nothing']
+  for (const method of methods) {
+    await Promise.all(paths.map((path) => converse(service.port, `${method} ${path} HTTP/1.1\r\nHost: inv.example.com\r\nx-envoy-fault-abort-request: 599\r\nConnection: close\r\n\r\n`)))
+  }
+  const all = await series()
+  const routes = new Set(all.map((line) => /route="([^"]*)"/.exec(line)![1]))
+  t.ok(all.length <= routes.size * 34 * 18, `${all.length} series in all, for ${routes.size} routes: within routes x methods x 18`)
+  t.ok(all.every((line) => /status="(\d{3}|[2-5]xx)"/.test(line)), 'every status label a code or a class')
+  await holds(t, service)
+})
+
+t.test('a faults file is read in time linear in its size; too large a file is refused in one line, and kept out on reload', async (t) => {
+  const rules = (count: number) => JSON.stringify({ rules: Array.from({ length: count }, (_, i) => ({ path: '/api/extras/object-types/', query: { q: `x${i}` }, delay: { ms: 5 } })) })
+  // With a heap of V8's default size, 100,000 rules (7.7 MB) load; one more is refused.
+  const many = await start(t, { FAULTS: faultsFile(t, rules(100_000), 'many.json') })
+  t.match(many.output(), '"rules":100000', 'a default heap: 100,000 rules load')
+  const tooMany = faultsFile(t, rules(100_001), 'too-many.json')
+  const refusedRules = await command([], { FAULTS: tooMany })
+  t.same([refusedRules.code, refusedRules.stderr], [1, `Bad faults file ${tooMany}: /rules holds 100001 rules; at most 100000 are accepted\n`], 'one rule more: refused in one line')
+
+  // The Kubernetes heap takes a sixteenth of its limit: 40,000 rules, reloaded while probes ask.
+  const file = faultsFile(t, rules(40_000))
+  const service = await replica(t, { FAULTS: file })
+  writeFileSync(file, rules(39_999))
+  const probes: number[] = []
+  service.child.kill('SIGHUP')
+  const reloaded = () => service.output().includes('"rules":39999')
+  while (!reloaded()) probes.push((await fetch(service.port, '/healthz')).status)
+  t.ok(probes.every((status) => status === 200), `${probes.length} probes during the reload, every one answered 200`)
+  const large = faultsFile(t, rules(100_000), 'large.json')
+  const refusedSize = await command([], { FAULTS: large, ...DEPLOYMENT })
+  t.match(refusedSize, { code: 1, stderr: new RegExp(`^Bad faults file ${large}: is 7\\.\\d MiB; at most 4\\.\\d MiB is accepted\\n$`) }, 'too large for the heap: refused at start-up in one line')
+  writeFileSync(file, readFileSync(large))
+  service.child.kill('SIGHUP')
+  await until('the reload refused', () => /"msg":"Bad faults file [^"]*: is 7\.\d MiB; at most 4\.\d MiB is accepted\. The faults in use stay"/.test(service.output()))
+  t.pass('and logged on reload, the faults in use kept')
   await holds(t, service)
 })
 

@@ -8,24 +8,34 @@ import { fs } from './builtins.ts'
  * in words, for an error that names the file. A file larger than `maxBytes` is not read.
  */
 export function readJsonFile (file: string, maxBytes: number, problem: (words: string) => Error): unknown {
-  const unreadable = (error: unknown) => problem(`cannot be read (${(error as Error).message})`)
-  let size: number
-  try {
-    size = fs.statSync(file).size
-  } catch (error) {
-    throw unreadable(error)
-  }
-  if (size > maxBytes) throw problem(`is ${mebibytes(size)}; at most ${mebibytes(maxBytes)} is accepted`)
   let text: string
+  let descriptor: number | undefined
   try {
-    text = fs.readFileSync(file, 'utf8')
+    descriptor = fs.openSync(file, 'r')
+    const { size } = fs.fstatSync(descriptor)
+    if (size > maxBytes) throw new TooLarge(size)
+    text = fs.readFileSync(descriptor, 'utf8')
   } catch (error) {
-    throw unreadable(error)
+    throw problem(error instanceof TooLarge
+      ? `is ${mebibytes(error.size)}; at most ${mebibytes(maxBytes)} is accepted`
+      : `cannot be read (${(error as Error).message})`)
+  } finally {
+    if (descriptor !== undefined) fs.closeSync(descriptor)
   }
   try {
     return JSON.parse(text)
   } catch (error) {
     throw problem(`is not valid JSON (${(error as Error).message})`)
+  }
+}
+
+/** A file over the size a reader takes. */
+class TooLarge extends Error {
+  readonly size: number
+
+  constructor (size: number) {
+    super(`${size} bytes`)
+    this.size = size
   }
 }
 

@@ -4,7 +4,6 @@ import { Errors } from '@sinclair/typebox/errors'
 import { TokenList } from '../../schemas/tokens.ts'
 import { fs } from '../builtins.ts'
 import { headerOf } from '../replay/headers.ts'
-import { unquotePlus } from '../reference/query.ts'
 import { MESSAGES } from './errors.ts'
 
 export class TokensError extends Error {
@@ -39,12 +38,15 @@ const digest = (token: string) => createHash('sha256').update(token).digest()
 /**
  * Token authentication as the reference does it (DRF's, keyword `Token`): every API request that
  * presents a token is checked, login required or not, and an unknown one refused. The known
- * tokens come from a file (none without one), re-read on demand (SIGHUP). Only their SHA-256
- * digests are kept, and a presented token is compared with every one of them in constant time,
- * so neither the comparison nor a lookup tells how close a guess came.
+ * tokens come from a file (none without one), re-read on demand (SIGHUP). A presented token's
+ * SHA-256 digest is compared with every known one in constant time, so neither the comparison nor
+ * a lookup tells how close a guess came; the tokens themselves serve only to find them in the URLs
+ * a log writes.
  */
 export class ApiTokens {
   #digests: readonly Buffer[]
+  /** Each token's UTF-8 bytes as Latin-1 text: how it reads in a URL once percent-decoded. */
+  #texts: readonly string[]
 
   readonly file: string | undefined
   readonly loginRequired: boolean
@@ -52,7 +54,7 @@ export class ApiTokens {
   constructor (file: string | undefined, loginRequired: boolean) {
     this.file = file
     this.loginRequired = loginRequired
-    this.#digests = file === undefined ? [] : readTokens(file)
+    ;[this.#digests, this.#texts] = file === undefined ? [[], []] : readTokens(file)
   }
 
   get count (): number {
@@ -61,7 +63,7 @@ export class ApiTokens {
 
   /** Re-reads the file; on any problem, throws a TokensError and keeps the tokens it had. */
   reload (): void {
-    if (this.file !== undefined) this.#digests = readTokens(this.file)
+    if (this.file !== undefined) [this.#digests, this.#texts] = readTokens(this.file)
   }
 
   /**
@@ -79,22 +81,34 @@ export class ApiTokens {
   }
 
   /**
-   * A request URL as a log may show it: every path segment, query name and query value that
-   * is a known token (as sent or decoded) replaced by `[token]`.
+   * A request URL as a log may show it: every stretch of it that reads as a known token, as sent
+   * or percent-decoded up to three times over (`%20`, `%252B`), replaced by `[token]`, whatever
+   * surrounds it (a prefix, quotes, a separator).
    */
   redact (url: string): string {
-    const queryAt = url.indexOf('?')
-    const path = (queryAt === -1 ? url : url.slice(0, queryAt)).split('/').map((segment) => this.#masked(segment, decodedSegment)).join('/')
-    if (queryAt === -1) return path
-    const fields = url.slice(queryAt + 1).split('&').map((field) => {
-      const eq = field.indexOf('=')
-      return eq === -1 ? this.#masked(field, unquotePlus) : this.#masked(field.slice(0, eq), unquotePlus) + '=' + this.#masked(field.slice(eq + 1), unquotePlus)
-    })
-    return path + '?' + fields.join('&')
-  }
-
-  #masked (part: string, decode: (text: string) => string): string {
-    return part !== '' && (this.#isKnown(part) || this.#isKnown(decode(part))) ? '[token]' : part
+    if (this.#texts.length === 0) return url
+    const found: Array<[number, number]> = []
+    let text = url
+    // Where each character of `text` came from in the URL: from `from[i]` up to `to[i]`.
+    let from = Array.from(text, (_, i) => i)
+    let to = from.map((i) => i + 1)
+    for (let round = 0; ; round++) {
+      for (const token of this.#texts) {
+        for (let at = text.indexOf(token); at !== -1; at = text.indexOf(token, at + 1)) found.push([from[at]!, to[at + token.length - 1]!])
+      }
+      if (round === 3 || !ESCAPE.test(text)) break
+      ;[text, from, to] = percentDecoded(text, from, to)
+    }
+    if (found.length === 0) return url
+    found.sort((a, b) => a[0] - b[0])
+    let redacted = ''
+    let done = 0
+    for (const [start, end] of found) {
+      if (end <= done) continue
+      redacted += url.slice(done, Math.max(start, done)) + (start >= done ? '[token]' : '')
+      done = end
+    }
+    return redacted + url.slice(done)
   }
 
   /** Compared with every known digest in constant time, so that no timing tells how close a guess came. */
@@ -106,24 +120,33 @@ export class ApiTokens {
   }
 }
 
-/** A path segment percent-decoded, or as it is when its escapes are malformed. */
-function decodedSegment (segment: string): string {
-  try {
-    return decodeURIComponent(segment)
-  } catch {
-    return segment
+const ESCAPE = /%[0-9a-fA-F]{2}/
+
+/** One round of percent-decoding, each escape a byte (as a Latin-1 character), with where each character came from. */
+function percentDecoded (text: string, from: number[], to: number[]): [string, number[], number[]] {
+  let decoded = ''
+  const decodedFrom: number[] = []
+  const decodedTo: number[] = []
+  for (let i = 0; i < text.length; i++) {
+    const escaped = text[i] === '%' && ESCAPE.test(text.slice(i, i + 3))
+    decoded += escaped ? String.fromCharCode(parseInt(text.slice(i + 1, i + 3), 16)) : text[i]
+    decodedFrom.push(from[i]!)
+    decodedTo.push(to[escaped ? i + 2 : i]!)
+    if (escaped) i += 2
   }
+  return [decoded, decodedFrom, decodedTo]
 }
 
-/** One token a line (blank lines and `#` comments skipped), or a JSON list of tokens. */
-function readTokens (file: string): Buffer[] {
+/** One token a line (blank lines and `#` comments skipped), or a JSON list of tokens: their digests, and their bytes as Latin-1 text. */
+function readTokens (file: string): [Buffer[], string[]] {
   let text: string
   try {
     text = fs.readFileSync(file, 'utf8')
   } catch (error) {
     throw new TokensError(file, `cannot be read (${(error as Error).message})`)
   }
-  return (text.trimStart().startsWith('[') ? jsonTokens(file, text) : lineTokens(file, text)).map(digest)
+  const tokens = text.trimStart().startsWith('[') ? jsonTokens(file, text) : lineTokens(file, text)
+  return [tokens.map(digest), tokens.map((token) => Buffer.from(token).toString('latin1'))]
 }
 
 function jsonTokens (file: string, text: string): string[] {

@@ -37,6 +37,8 @@ const OBJECT_TYPE = '/api/extras/object-types/{id}/'
 const PAGE_LIMIT = 1000
 /** No answer of this API comes near this; a larger one is not this API. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024
+/** The most object types a capture takes: far beyond any deployment, and within what a profile may hold. */
+export const MAX_OBJECT_TYPES = 100_000
 
 let trust: { ca?: string[] } | undefined
 
@@ -63,7 +65,11 @@ export async function capture (baseUrl: URL, options: CaptureOptions): Promise<P
   return { status, objectTypes: await readObjectTypes(baseUrl, options) }
 }
 
-/** Follows `next` from the first page to the last, and holds the items to the `count` every page states. */
+/**
+ * Follows `next` from the first page to the last, and holds the items to the `count` every page
+ * states, at most MAX_OBJECT_TYPES. Every page must bring object types not received before: a `next`
+ * after one that brings none (or a link read before) makes no progress, and stops the capture.
+ */
 async function readObjectTypes (baseUrl: URL, options: CaptureOptions): Promise<ProfileObjectType[]> {
   const byId = new Map<number, ProfileObjectType>()
   const seen = new Set<string>()
@@ -76,7 +82,9 @@ async function readObjectTypes (baseUrl: URL, options: CaptureOptions): Promise<
     if (expected !== undefined && page.count !== expected) {
       throw new CaptureError(`${url.href} says count ${page.count}, the first page said ${expected}: the object types changed during the capture`)
     }
+    if (page.count > MAX_OBJECT_TYPES) throw new CaptureError(`${url.href} says count ${page.count}: more object types than a capture takes (at most ${MAX_OBJECT_TYPES})`)
     expected = page.count
+    const before = byId.size
     for (const [index, item] of page.results.entries()) {
       const type = readObjectType(url, index, item)
       if (byId.has(type.id)) throw new CaptureError(`${url.href}: object type id ${type.id} was already received`)
@@ -84,6 +92,7 @@ async function readObjectTypes (baseUrl: URL, options: CaptureOptions): Promise<
     }
     if (byId.size > expected) throw new CaptureError(`${url.href}: ${byId.size} object types received, more than the count ${expected}`)
     options.progress(`object types: ${byId.size} of ${expected}`)
+    if (page.next !== null && byId.size === before) throw new CaptureError(`${url.href}: no object type on this page, and a next page: the pages make no progress`)
     next = page.next === null ? undefined : nextPage(url, page.next, baseUrl, seen)
   }
   if (byId.size !== expected) throw new CaptureError(`the last page was read with ${byId.size} object types received, not the count ${expected}`)

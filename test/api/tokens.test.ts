@@ -1,10 +1,12 @@
 import t from 'tap'
+import fc from 'fast-check'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadConfig } from '../../lib/config.ts'
 import { ApiTokens } from '../../lib/api/tokens.ts'
 import { API_HEADERS, build, get, inject } from '../helper.ts'
 import { raw } from '../http.ts'
+import { readings, urlWith } from '../token-urls.ts'
 
 const GOOD = '0123456789abcdef0123456789abcdef01234567'
 const OTHER = 'second-token'
@@ -170,4 +172,23 @@ t.test('API_TOKENS_FILE is read with or without LOGIN_REQUIRED; LOGIN_REQUIRED n
   t.same(Object.entries(loadConfig({ API_TOKENS_FILE: '/etc/tokens' })).filter(([name]) => name === 'apiTokensFile' || name === 'loginRequired'),
     [['loginRequired', false], ['apiTokensFile', '/etc/tokens']])
   t.equal(loadConfig({ LOGIN_REQUIRED: 'true', API_TOKENS_FILE: '/etc/tokens' }).loginRequired, true)
+})
+
+t.test('a known token never survives in a URL as a log writes it, in any encoding, quoting, separator or prefix', async (t) => {
+  const dir = t.testdir()
+  const file = join(dir, 'tokens')
+  const TOKENS = ['0123456789abcdef0123456789abcdef01234567', 'zZ9_-.~+/=tok', 'clé-secrète-ü']
+  writeFileSync(file, TOKENS.join('\n'))
+  const tokens = new ApiTokens(file, false)
+  await fc.assert(fc.property(fc.constantFrom(...TOKENS).chain((token) => urlWith(token).map((url) => [token, url] as const)), ([token, url]) => {
+    const redacted = tokens.redact(url)
+    const latin1 = Buffer.from(token).toString('latin1')
+    for (const reading of readings(redacted)) {
+      if (reading.includes(latin1)) throw new Error(`${url} was logged as ${redacted}, which reads ${reading}`)
+    }
+    if (!redacted.includes('[token]')) throw new Error(`${url}: nothing masked`)
+  }), { numRuns: 2000 })
+  t.equal(tokens.redact('/api/status/?q=dcim&limit=5'), '/api/status/?q=dcim&limit=5', 'a URL without a token is written as it came')
+  t.equal(tokens.redact(`/api/status/?auth=Token%20${TOKENS[0]}&x=${TOKENS[0]!.slice(0, 10)}`), '/api/status/?auth=Token%20[token]&x=0123456789', 'only the token: a part of one is no token')
+  t.equal(new ApiTokens(undefined, false).redact(`/api/?${TOKENS[0]}`), `/api/?${TOKENS[0]}`, 'no token known: nothing to mask')
 })

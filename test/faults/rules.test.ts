@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { FAULT_PATHS } from '../../lib/api/faults.ts'
 import { Draws } from '../../lib/faults/draws.ts'
-import { headerFaults } from '../../lib/faults/envoy-headers.ts'
+import { headerFaults, MAX_HEADER_DELAY_MS } from '../../lib/faults/envoy-headers.ts'
 import { readRules, Rules } from '../../lib/faults/rules.ts'
 import { command } from '../service.ts'
 
@@ -105,7 +105,8 @@ t.test('Envoy\'s headers are read as Envoy reads them', async (t) => {
   t.same(headerFaults({ 'x-envoy-fault-delay-request': '200', 'x-envoy-fault-delay-request-percentage': '250' }), { delay: { ms: 200, percent: 100 } }, 'a percentage is capped at 100')
   t.same(headerFaults({ 'x-envoy-fault-abort-request': ' 503 ', 'x-envoy-fault-abort-request-percentage': 'half' }), { abort: { status: 503, percent: 100 } }, 'a percentage that is no whole number: 100')
   t.same(headerFaults({ 'x-envoy-fault-throughput-response': '2', 'x-envoy-fault-throughput-response-percentage': '10' }), { slowBody: { bytesPerSecond: 2048, percent: 10 } }, 'KiB per second')
-  t.same(headerFaults({ 'x-envoy-fault-delay-request': '9999999999' }), { delay: { ms: 2 ** 31 - 1, percent: 100 } }, 'a delay at most Node\'s longest timer')
+  t.same(headerFaults({ 'x-envoy-fault-delay-request': '9999999999' }), { delay: { ms: MAX_HEADER_DELAY_MS, percent: 100 } }, 'a delay capped at 60 s')
+  t.equal(MAX_HEADER_DELAY_MS, 60_000)
   for (const [name, value] of [['x-envoy-fault-abort-request', '199'], ['x-envoy-fault-abort-request', '600'], ['x-envoy-fault-abort-request', '5xx'],
     ['x-envoy-fault-delay-request', '0'], ['x-envoy-fault-delay-request', '-5'], ['x-envoy-fault-throughput-response', '0']] as const) {
     t.equal(headerFaults({ [name]: value }), undefined, `${name}: ${value} asks for nothing`)

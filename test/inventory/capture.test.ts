@@ -308,6 +308,12 @@ t.test('what stops a capture: a message that names the problem, exit 1, no file'
     const away = await deployment(t, { page: (page) => ({ ...page, next: `http://localhost:${port}/api/extras/object-types/?limit=50&offset=50` }) })
     t.equal(await captureFailure(`${away.base}/`),
       `${away.base}/api/extras/object-types/?limit=1000: next http://localhost:${port}/api/extras/object-types/?limit=50&offset=50 leaves ${away.base}; not following it (the token would go with it)`)
+    // Links always new, to pages that bring nothing new: an empty page, or the same items again under another spelling.
+    let n = 0
+    const empty = await deployment(t, { page: (page, offset) => offset >= 100 ? { ...page, results: [], next: `${empty.base}/api/extras/object-types/?limit=50&offset=100&n=${++n}` } : page })
+    t.equal(await captureFailure(`${empty.base}/`), `${empty.base}/api/extras/object-types/?limit=50&offset=100: no object type on this page, and a next page: the pages make no progress`)
+    const alias = await deployment(t, { page: (page, offset) => offset === 50 ? { ...page, next: `${alias.base}/api/extras/object-types/?offset=50&limit=50` } : page })
+    t.equal(await captureFailure(`${alias.base}/`), `${alias.base}/api/extras/object-types/?offset=50&limit=50: object type id ${TYPES[50]!.id} was already received`)
     const broken = await deployment(t, { page: (page) => ({ ...page, next: 'http://[' }) })
     t.equal(await captureFailure(`${broken.base}/`), `${broken.base}/api/extras/object-types/?limit=1000: next "http://[" is not a URL`)
   })
@@ -319,6 +325,8 @@ t.test('what stops a capture: a message that names the problem, exit 1, no file'
     const changing = await deployment(t, { page: (page, offset) => offset === 100 ? { ...page, count: COUNT - 1 } : page })
     t.equal(await captureFailure(`${changing.base}/`),
       `${changing.base}/api/extras/object-types/?limit=50&offset=100 says count ${COUNT - 1}, the first page said ${COUNT}: the object types changed during the capture`)
+    const endless = await deployment(t, { page: (page) => ({ ...page, count: 1e9 }) })
+    t.equal(await captureFailure(`${endless.base}/`), `${endless.base}/api/extras/object-types/?limit=1000 says count 1000000000: more object types than a capture takes (at most 100000)`)
     const over = await deployment(t, { page: (page) => ({ ...page, count: 10 }) })
     t.equal(await captureFailure(`${over.base}/`), `${over.base}/api/extras/object-types/?limit=1000: 50 object types received, more than the count 10`)
   })

@@ -7,6 +7,7 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 import { MAX_WAITING_ANSWERS, MAX_WAITING_ANSWERS_IN_PROCESS } from '../../lib/server/pipelining.ts'
 import { fetch } from '../http.ts'
+import { readings, urlWith } from '../token-urls.ts'
 import { command, start, type Service } from '../service.ts'
 import { until } from '../wait.ts'
 
@@ -435,8 +436,13 @@ t.test('no log line holds raw request bytes, an Authorization value or a token',
   for (const url of [`/api/status/?token=${TOKEN}`, `/api/status/?${TOKEN}`, `/api/status/?key=%30${TOKEN.slice(1)}`, `/api/${TOKEN}/`, '/api/%zz/']) {
     await fetch(service.port, url, { headers: { host: 'a', authorization: `Token ${TOKEN}` } })
   }
-  await until('the last access log line', () => service.output().includes('"url":"/api/%zz/"'))
+  // And URLs that carry it in any encoding, quoting, separator or prefix.
+  const sent = fc.sample(urlWith(TOKEN), { numRuns: 100, seed: 7 })
+  for (const url of sent) await converse(service.port, `GET ${url} HTTP/1.1\r\nHost: a\r\n${auth}Connection: close\r\n\r\n`)
+  await until('the last access log line', () => service.output().includes('"url":"/api/%zz/"') && service.output().split('"msg":"request completed"').length > 100)
   const output = service.output()
+  const logged = [...output.matchAll(/"url":"((?:[^"\\]|\\.)*)"/g)].map((match) => JSON.parse(`"${match[1]}"`) as string)
+  t.same(logged.filter((url) => readings(url).some((reading) => reading.includes(TOKEN))), [], `${logged.length} URLs logged: none reads as the token, however decoded`)
   t.match(output, /"url":"\/api\/status\/\?token=\[token\]"/, 'the access log masks a token in the query')
   t.match(output, /"url":"\/api\/\[token\]\/"/, 'and as a path segment')
   t.match(output, /"url":"\/api\/%zz\/"/, 'a segment with malformed escapes is written as it came')

@@ -30,7 +30,7 @@ export interface RqWorkerListener {
 
 /** What a reply that is no worker count looked like, for the log: its type and a little of it. */
 function described (reply: unknown): string {
-  const text = JSON.stringify(reply) ?? String(reply)
+  const text = String(JSON.stringify(reply))
   return `${reply === null ? 'null' : typeof reply} ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`
 }
 

@@ -40,6 +40,8 @@ const PENDING = Symbol('node:http pending data')
 const LAST_WAITING = Symbol('last waiting answer')
 /** On a connection: the bytes read and not yet parsed while parsing is stopped. */
 const HELD = Symbol('held bytes')
+/** On a connection: parsing goes on from its held bytes in the next tick. */
+const RESUMING = Symbol('resuming')
 /** On a connection: an Upgrade request Node answers as any other, after which llhttp stops parsing the read. */
 const UPGRADE = Symbol('upgrade answered as a request')
 /** On a connection: node:http's handler of what the parser made of a read. */
@@ -64,6 +66,7 @@ type Pipelined = Connection & {
   [WAITING_BYTES]: number
   [LAST_WAITING]: ServerResponse | undefined
   [HELD]: Buffer | undefined
+  [RESUMING]: boolean
   [UPGRADE]: IncomingMessage | undefined
   [ON_EXECUTE]: (result: number | ParseError) => void
 }
@@ -81,6 +84,7 @@ export function pipelined (connection: Connection): void {
   socket[WAITING_BYTES] = 0
   socket[LAST_WAITING] = undefined
   socket[HELD] = undefined
+  socket[RESUMING] = false
   socket[UPGRADE] = undefined
   const parser = socket.parser
   /* c8 ignore next: node:http has had a parser on every connection since its first release */
@@ -148,9 +152,11 @@ function keepHolding (this: Pipelined): void {
 
 /** Parsing goes on from the held bytes. */
 function resumeParsing (socket: Pipelined): void {
-  const held = socket[HELD]
-  if (held === undefined || mustWait(socket) || socket.destroyed || socket.parser == null) return
+  socket[RESUMING] = false
+  const held = socket[HELD]!
   socket[HELD] = undefined
+  /* c8 ignore next: the client left between its answer's turn and this tick: nothing more to read */
+  if (socket.destroyed || socket.parser == null) return
   socket.off('resume', keepHolding)
   socket._paused = false
   socket.parser.resume()
@@ -185,7 +191,9 @@ function advanced (socket: Pipelined): void {
   socket[WAITING]--
   waitingInProcess--
   if (socket[WAITING] === 0) socket[LAST_WAITING] = undefined
-  if (socket[HELD] !== undefined && socket[WAITING] <= RESUME_AT && !mustWait(socket)) process.nextTick(resumeParsing, socket)
+  if (socket[HELD] === undefined || socket[RESUMING] || socket[WAITING] > RESUME_AT || mustWait(socket)) return
+  socket[RESUMING] = true
+  process.nextTick(resumeParsing, socket)
 }
 
 /**

@@ -189,6 +189,8 @@ t.test('a known token never survives in a URL as a log writes it, in any encodin
     if (!redacted.includes('[token]')) throw new Error(`${url}: nothing masked`)
   }), { numRuns: 2000 })
   t.equal(tokens.redact('/api/status/?q=dcim&limit=5'), '/api/status/?q=dcim&limit=5', 'a URL without a token is written as it came')
+  t.equal(tokens.redact(`/api/status/?auth=Token%20${TOKENS[0]}`), '/api/status/?auth=Token%20[token]', 'a token sent as it is, found again once the URL is decoded: masked once')
+  t.equal(tokens.redact(`/api/?a=${TOKENS[1]}%${Buffer.from(TOKENS[1]!).toString('hex').replace(/(..)/g, '%$1').slice(1)}`), '/api/?a=[token][token]', 'two tokens side by side')
   t.equal(tokens.redact(`/api/status/?auth=Token%20${TOKENS[0]}&x=${TOKENS[0]!.slice(0, 10)}`), '/api/status/?auth=Token%20[token]&x=0123456789', 'only the token: a part of one is no token')
   t.equal(new ApiTokens(undefined, false).redact(`/api/?${TOKENS[0]}`), `/api/?${TOKENS[0]}`, 'no token known: nothing to mask')
 })

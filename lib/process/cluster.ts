@@ -104,7 +104,11 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, timing:
       workers.delete(worker)
       stoppedAccepting.delete(worker)
       const wasServing = serving.delete(worker)
-      if (stoppingSince !== undefined) return releaseWhenNoneAccepts()
+      if (stoppingSince !== undefined) {
+        if (code !== 0) workerCut = true
+        if (workers.size === 0) return stopped()
+        return releaseWhenNoneAccepts()
+      }
       if (!wasServing) {
         logger.fatal({ worker: worker.process.pid, code, signal }, 'a worker failed to start')
         stop(1, 'stopping all workers')
@@ -118,6 +122,18 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, timing:
   const killWorkers = () => {
     for (const worker of workers) worker.process.kill('SIGKILL')
   }
+  /** A worker that stopped with requests cut (its shutdown timeout, or killed). */
+  let workerCut = false
+  /** Every worker is gone: the last line says how the stop ended, as a single process's does. */
+  const stopped = () => {
+    if (process.exitCode === 1 && !workerCut) return logger.error({ exitCode: 1 }, 'stopped: a worker failed to start (exit code 1)')
+    if (workerCut) {
+      process.exitCode = 1
+      return logger.error({ exitCode: 1, shutdownTimeoutMs: timing.shutdownTimeoutMs },
+        `stopped: requests were still running in a worker when SHUTDOWN_TIMEOUT_MS (${timing.shutdownTimeoutMs} ms) was up; they were cut (exit code 1)`)
+    }
+    logger.info({ exitCode: 0 }, 'stopped: every worker drained, every request answered (exit code 0)')
+  }
   // Once stopping, the first reason stands: a signal after a failed start must not turn exit 1
   // into 0, nor start a second kill timer.
   function signalled (signal: Stopping): void {
@@ -129,8 +145,8 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, timing:
     logger.info(why + notice)
     stoppingSince = Date.now()
     const timer = setTimeout(() => {
-      logger.error('workers did not finish in time; killing them')
       killWorkers()
+      logger.error({ exitCode: 1 }, 'stopped: workers still running past their shutdown budget were killed (exit code 1)')
       process.exit(1)
     }, shutdownBudgetMs(timing) + KILL_MARGIN_MS)
     timer.unref()

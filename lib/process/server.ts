@@ -24,7 +24,9 @@ export async function serve (): Promise<void> {
   } catch (error) {
     return stop(error)
   }
-  const logger = pino({ level: config.logLevel })
+  // Written at once, in order: a line still being written when the process exits would land
+  // after the last one, which says how the stop ended.
+  const logger = pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: true }))
   // Once, by the process that read the configuration first: a worker reads it again.
   if (cluster.isPrimary) for (const warning of config.warnings) logger.warn(warning)
   let catalog: Catalog

@@ -37,5 +37,6 @@ export function stopAtOnceOnSecondCtrlC (since: number, logger: Logger, before?:
   if (Date.now() - since < SAME_SIGNAL_MS) return
   logger.warn('second Ctrl-C: stopping at once')
   before?.()
+  logger.warn({ exitCode: STOPPED_AT_ONCE }, `stopped: at once, on a second Ctrl-C; requests still running were cut (exit code ${STOPPED_AT_ONCE})`)
   process.exit(STOPPED_AT_ONCE)
 }

@@ -62,7 +62,7 @@ t.test('WORKERS=2: a worker that does not stop on SIGTERM is killed after its sh
   server.child.kill('SIGTERM')
   const { code, output } = await server.exited
   t.equal(code, 1)
-  t.match(output, '"msg":"workers did not finish in time; killing them"')
+  t.match(output, '"msg":"stopped: workers still running past their shutdown budget were killed (exit code 1)"')
   // SIGKILL is asynchronous: give the system a moment to reap the worker.
   await until('the stopped worker to be gone', () => {
     try { process.kill(pids[0]!, 0) } catch { return true }

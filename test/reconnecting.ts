@@ -2,6 +2,8 @@ import { connect, type Socket } from 'node:net'
 
 /** What keep-alive clients that reconnect saw across a shutdown. */
 export interface Outcome {
+  /** Requests written. */
+  sent: number
   /** Complete answers. */
   answered: number
   /** Answers that carried `Connection: close`. */
@@ -24,7 +26,7 @@ const REQUEST = 'GET /api/status/ HTTP/1.1\r\nHost: load.test\r\n\r\n'
  * counted exactly: once a connect succeeded, any error or close before the answer is a drop.
  */
 export function reconnectingClients (port: number, count: number, stop: Promise<unknown>, host = '127.0.0.1'): Promise<Outcome> {
-  const outcome: Outcome = { answered: 0, closing: 0, dropped: 0, refused: 0, problems: [] }
+  const outcome: Outcome = { sent: 0, answered: 0, closing: 0, dropped: 0, refused: 0, problems: [] }
   let stopped = false
   stop.then(() => { stopped = true }, () => {})
 
@@ -35,6 +37,7 @@ export function reconnectingClients (port: number, count: number, stop: Promise<
     let waiting = false
     let buffer = ''
     const send = () => {
+      outcome.sent++
       waiting = true
       buffer = ''
       socket.write(REQUEST)

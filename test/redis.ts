@@ -1,14 +1,9 @@
 import type { Test } from 'tap'
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { Redis } from 'ioredis'
 import { freePort } from './http.ts'
 import { until } from './wait.ts'
-
-// A real redis-server (Debian's package: apt-get install redis-server); only the Redis tests import this.
-if (spawnSync('sh', ['-c', 'command -v redis-server']).status !== 0) {
-  throw new Error('redis-server is not installed: apt-get install redis-server (.ci/run does)')
-}
 
 /** Starts redis-server on this port and resolves once it answers PING. */
 export async function startRedis (port: number): Promise<ChildProcess> {

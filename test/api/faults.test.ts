@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap'
+import { needs } from '../programs.ts'
 import { execFile } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -230,7 +231,7 @@ t.test('each fault is logged at debug with the request\'s id, route and rule', a
     })
 })
 
-t.test('pynetbox gets its RequestError on a 503, with the body\'s detail', async (t) => {
+t.test('pynetbox gets its RequestError on a 503, with the body\'s detail', { skip: needs('pynetbox') }, async (t) => {
   const server = await start(t, { FAULTS: faultsFile(t, { seed: 1, rules: [{ path: '/api/status/', abort: { status: 503 } }] }) })
   const script = `
 import pynetbox

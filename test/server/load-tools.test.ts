@@ -3,7 +3,7 @@ import autocannon from 'autocannon'
 import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { lacks } from '../programs.ts'
+import { needs } from '../programs.ts'
 import { start } from '../service.ts'
 
 // Load generators that pipeline, as load testers run them, against the service with the Kubernetes
@@ -23,8 +23,7 @@ t.test('autocannon pipelining 100 deep: every answer a 200, no error, timeout or
   }
 })
 
-t.test('wrk with a 64-deep pipelining script: no socket error, no answer but a 200', async (t) => {
-  if (lacks(t, 'wrk')) return
+t.test('wrk with a 64-deep pipelining script: no socket error, no answer but a 200', { skip: needs('wrk') }, async (t) => {
   const service = await start(t, DEPLOYMENT)
   const script = join(t.testdir(), 'pipeline.lua')
   writeFileSync(script, `local requests

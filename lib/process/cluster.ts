@@ -105,12 +105,13 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, timing:
       stoppedAccepting.delete(worker)
       const wasServing = serving.delete(worker)
       if (stoppingSince !== undefined) {
-        if (code !== 0) workerCut = true
+        if (code !== 0 && wasServing) workerCut = true
         if (workers.size === 0) return stopped()
         return releaseWhenNoneAccepts()
       }
       if (!wasServing) {
         logger.fatal({ worker: worker.process.pid, code, signal }, 'a worker failed to start')
+        failedStart = true
         stop(1, 'stopping all workers')
         return
       }
@@ -122,11 +123,12 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, timing:
   const killWorkers = () => {
     for (const worker of workers) worker.process.kill('SIGKILL')
   }
-  /** A worker that stopped with requests cut (its shutdown timeout, or killed). */
+  /** A worker that stopped with requests cut (its shutdown timeout, or killed), and one that never started. */
   let workerCut = false
+  let failedStart = false
   /** Every worker is gone: the last line says how the stop ended, as a single process's does. */
   const stopped = () => {
-    if (process.exitCode === 1 && !workerCut) return logger.error({ exitCode: 1 }, 'stopped: a worker failed to start (exit code 1)')
+    if (failedStart) return logger.error({ exitCode: 1 }, 'stopped: a worker failed to start (exit code 1)')
     if (workerCut) {
       process.exitCode = 1
       return logger.error({ exitCode: 1, shutdownTimeoutMs: timing.shutdownTimeoutMs },

@@ -192,5 +192,8 @@ t.test('a known token never survives in a URL as a log writes it, in any encodin
   t.equal(tokens.redact(`/api/status/?auth=Token%20${TOKENS[0]}`), '/api/status/?auth=Token%20[token]', 'a token sent as it is, found again once the URL is decoded: masked once')
   t.equal(tokens.redact(`/api/?a=${TOKENS[1]}%${Buffer.from(TOKENS[1]!).toString('hex').replace(/(..)/g, '%$1').slice(1)}`), '/api/?a=[token][token]', 'two tokens side by side')
   t.equal(tokens.redact(`/api/status/?auth=Token%20${TOKENS[0]}&x=${TOKENS[0]!.slice(0, 10)}`), '/api/status/?auth=Token%20[token]&x=0123456789', 'only the token: a part of one is no token')
+  const overlapping = join(dir, 'overlapping')
+  writeFileSync(overlapping, 'abcdefgh12\nfgh12ijklm\n')
+  t.equal(new ApiTokens(overlapping, false).redact('/api/?q=abcdefgh12ijklm&x=1'), '/api/?q=[token]&x=1', 'two known tokens that overlap: one mask over both')
   t.equal(new ApiTokens(undefined, false).redact(`/api/?${TOKENS[0]}`), `/api/?${TOKENS[0]}`, 'no token known: nothing to mask')
 })

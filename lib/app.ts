@@ -39,7 +39,7 @@ export interface AppOptions {
   logger: Logger
   /** The node:http server Fastify answers on (it never listens itself). */
   server: Server
-  /** Registered before the routes, so that their hooks apply to every route (docs/architecture.md, Plugins). */
+  /** Registered before the routes, so that their hooks apply to every route (docs/architecture.md, Fastify makes every answer). */
   plugins?: readonly FastifyPluginCallback[] | undefined
 }
 

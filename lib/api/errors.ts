@@ -48,7 +48,7 @@ export function detail (message: string): Buffer {
 
 /**
  * An error a route or a check throws, answered by the error handler below as `{"detail":…}`.
- * (Not @fastify/sensible's: see docs/architecture.md, Errors.)
+ * (Not @fastify/sensible's: see docs/architecture.md, Schemas.)
  */
 class ApiError extends Error {
   readonly statusCode: number

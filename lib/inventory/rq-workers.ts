@@ -63,7 +63,8 @@ export function pollRqWorkers (url: string, intervalMs: number, logger: Logger, 
     received = 0
     redis.stream.on('data', (chunk: Buffer) => {
       received += chunk.length
-      if (received > MAX_REPLY_BYTES) tooMuch()
+      // Once, as the count goes past the bound: the connection is closing from then on.
+      if (received > MAX_REPLY_BYTES && received - chunk.length <= MAX_REPLY_BYTES) tooMuch()
     })
   })
   redis.on('ready', () => { connectionError = undefined })

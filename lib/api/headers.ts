@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Catalog } from '../inventory/catalog.ts'
+import { apiVersionOf, type Catalog } from '../inventory/catalog.ts'
 import { REQUEST_ID } from '../replay/headers.ts'
 
 /** Every JSON answer: the reference's Content-Type carries no charset. */
@@ -31,8 +31,7 @@ const byCatalog = new WeakMap<Catalog, ReadonlyArray<readonly [string, string]>>
 function apiHeaders (catalog: Catalog): ReadonlyArray<readonly [string, string]> {
   let headers = byCatalog.get(catalog)
   if (headers === undefined) {
-    // `4.3.7` -> `4.3`, as the reference's settings derive it.
-    const apiVersion = catalog.profile.status['service-version'].split('.').slice(0, 2).join('.')
+    const apiVersion = apiVersionOf(catalog.profile.status['service-version'])
     headers = [['api-version', apiVersion], ...SECURITY_HEADERS]
     byCatalog.set(catalog, headers)
   }

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger'
 import Fastify, { type RouteOptions } from 'fastify'
 import { SHARED_SCHEMAS } from '../../schemas/api.ts'
+import { apiVersionOf } from '../inventory/catalog.ts'
 import type { Documents } from './endpoints.ts'
 import { SCHEMA_CONTROLLER } from './schema-controller.ts'
 
@@ -24,7 +25,7 @@ export async function openApiDocuments (routes: readonly RouteOptions[], service
       info: {
         title: 'Inventory status API',
         // As the reference writes it: `4.3.7 (4.3)`.
-        version: `${serviceVersion} (${serviceVersion.split('.').slice(0, 2).join('.')})`,
+        version: `${serviceVersion} (${apiVersionOf(serviceVersion)})`,
         description: 'The read-only status and object-type API of the inventory service.',
       },
       // The reference says '' (this host); @fastify/swagger takes a URL, and / is the same.

@@ -13,6 +13,9 @@ import { ItemsJson, type RenderedItem } from './items-json.ts'
  */
 const ITEMS_JSON_KEPT = 8
 
+/** The API's version, as the reference derives it from the service's: its major.minor (`4.3.7` -> `4.3`). */
+export const apiVersionOf = (serviceVersion: string): string => serviceVersion.split('.').slice(0, 2).join('.')
+
 /** The status's key names: the specification's (`service-version`…) or the reference's own (`netbox-version`…). */
 export type StatusKeys = 'neutral' | 'reference'
 

@@ -39,7 +39,6 @@ t.test('on an IPv6 listener, a request without Host gets the bracketed address',
 t.test('listening on every IPv4 address, the service logs each address of this machine, its own first', async (t) => {
   const { port, output } = await start(t, { HOST: '0.0.0.0' })
   const addresses = Object.values(networkInterfaces()).flat().filter((nic) => nic!.family === 'IPv4')
-  t.ok(addresses.some((nic) => nic!.internal), 'this machine has a loopback address')
   const logged = [...output().matchAll(/"msg":"Server listening at (\S+)"/g)].map((match) => match[1])
   t.same(logged.toSorted(), addresses.map((nic) => `http://${nic!.address}:${port}`).toSorted())
   t.ok(addresses.find((nic) => nic!.address === new URL(logged[0]!).hostname)!.internal, 'the machine\'s own address first')

@@ -9,7 +9,7 @@ import type { Catalog, StatusKeys } from '../inventory/catalog.ts'
 import type { Metrics } from '../ops/metrics.ts'
 import type { QueryParams } from '../reference/query.ts'
 import { ENDPOINTS } from './endpoints.ts'
-import { BAD_GATEWAY_PAGE, detail, MESSAGES } from './errors.ts'
+import { BAD_GATEWAY_PAGE, detail, MESSAGES } from './messages.ts'
 import { PROBE_PATHS } from './probes.ts'
 
 declare module 'fastify' {

@@ -4,7 +4,7 @@ import { Errors } from '@sinclair/typebox/errors'
 import { TokenList } from '../../schemas/tokens.ts'
 import { fs } from '../builtins.ts'
 import { headerOf } from '../replay/headers.ts'
-import { MESSAGES } from './errors.ts'
+import { MESSAGES } from './messages.ts'
 
 export class TokensError extends Error {
   constructor (file: string, problem: string) {

@@ -249,12 +249,11 @@ print(nb.version)
   t.equal(output, '503 {"detail":"Service temporarily unavailable, try again later."}\n4.3\n', 'the error, and the rest of the API as ever')
 })
 
-t.test('the README\'s faults files are served as written', async (t) => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-  const section = readme.slice(readme.indexOf('## Rehearsing failures'), readme.indexOf('## Operations'))
-  const files = [...section.matchAll(/```json\n([^`]*)```/g)].map((match) => JSON.parse(match[1]!))
+t.test('the faults files docs/faults.md shows are served as written', async (t) => {
+  const guide = readFileSync(new URL('../../docs/faults.md', import.meta.url), 'utf8')
+  const files = [...guide.matchAll(/```json\n([^`]*)```/g)].map((match) => JSON.parse(match[1]!))
   t.equal(files.length, 2)
-  for (const file of files) checkFaults(file, 'the README', FAULT_PATHS)
+  for (const file of files) checkFaults(file, 'docs/faults.md', FAULT_PATHS)
   const { port } = await withFaults(t, files[0])
   t.equal((await askAlone(port, '/api/status/')).status, 503)
   const slow = await askAlone(port, '/api/extras/object-types/?limit=1000')

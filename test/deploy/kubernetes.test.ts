@@ -78,9 +78,9 @@ t.test('the base\'s profile is the embedded default profile, byte for byte', { s
   t.equal(readFileSync(join(BASE, 'profile.json'), 'utf8'), readFileSync(DEFAULT_PROFILE_FILE, 'utf8'))
 })
 
-t.test('the README\'s overlay, where the README puts it (outside the repository, beside a clone), serves the user\'s own image and profile', { skip }, async (t) => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-  const overlayYaml = /```yaml\n# my-deployment\/kustomization\.yaml[^\n]*\n([^]*?)```/.exec(readme)![1]!
+t.test('the overlay of deploy/kubernetes/README.md, where it puts it (outside the repository, beside a clone), serves the user\'s own image and profile', { skip }, async (t) => {
+  const guide = readFileSync(new URL('../../deploy/kubernetes/README.md', import.meta.url), 'utf8')
+  const overlayYaml = /```yaml\n# my-deployment\/kustomization\.yaml[^\n]*\n([^]*?)```/.exec(guide)![1]!
   // A folder outside the repository: the clone (a link to this one) and the overlay beside it.
   const folder = t.testdir({ 'my-deployment': { 'kustomization.yaml': overlayYaml, 'my-profile.json': '{"mine":true}\n' } })
   symlinkSync(new URL('../..', import.meta.url).pathname, join(folder, 'inventory-status-api'))

@@ -131,6 +131,17 @@ t.test('a Redis that answers with anything but a count: logged once, the last go
   }
 })
 
+t.test('a Redis that answers a poll with an error: its text is logged once, the last good count stays', async (t) => {
+  const { lines, logger } = logLines()
+  const { url, seen } = await brokenRedis(t, (poll) => poll <= 1 ? ':2\r\n' : '-WRONGTYPE Operation against a key holding the wrong kind of value\r\n')
+  const counts: number[] = []
+  const poll = pollRqWorkers(url, 30, logger, { changed: (count) => counts.push(count) })
+  await until('five polls', () => seen.polls >= 5)
+  await poll.close()
+  t.same(counts, [2])
+  t.same(lines, [`Redis at ${url.slice(8)} unreachable (WRONGTYPE Operation against a key holding the wrong kind of value); serving the last worker count, 2`])
+})
+
 t.test('a Redis whose reply is too large: the connection is closed before it is held, and opened again', async (t) => {
   const { lines, logger } = logLines()
   const { url, seen } = await brokenRedis(t, () => ENDLESS)

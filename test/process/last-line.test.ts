@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { STOPPED_AT_ONCE } from '../../lib/process/stopping.ts'
 import { logged, start } from '../service.ts'
 
-// However a stop ends, the last line on stdout says so (`stopped: …`), and it is the latest: 20
+// However a stop ends, the last line on stdout says so (`stopped: …`), and it is the latest: 25
 // real stops, five in each way a stop can end, five at a time.
 
 /** The JSON lines a process wrote on stdout. */
@@ -21,6 +21,7 @@ const MODES = {
   'SIGTERM to the primary of WORKERS=2': { env: { DRAIN_DELAY_MS: '200', WORKERS: '2' }, code: 0, stop: 'stopped: every worker drained' },
   'a second Ctrl-C': { env: { DRAIN_DELAY_MS: '10000' }, code: STOPPED_AT_ONCE, stop: 'stopped: at once, on a second Ctrl-C' },
   'a request cut at SHUTDOWN_TIMEOUT_MS': { env: { DRAIN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '300', LOG_LEVEL: 'debug' }, code: 1, stop: 'stopped: requests were still running' },
+  'a request cut in a worker of WORKERS=2': { env: { DRAIN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '300', LOG_LEVEL: 'debug', WORKERS: '2' }, code: 1, stop: 'stopped: requests were still running in a worker' },
 } as const
 
 for (const [mode, { env, code, stop }] of Object.entries(MODES)) {
@@ -30,8 +31,8 @@ for (const [mode, { env, code, stop }] of Object.entries(MODES)) {
     await Promise.all(Array.from({ length: 5 }, async (_, i) => {
       const service = await start(t, { ...env, FAULTS: faults })
       const lines = stdoutLines(service.child)
-      if (mode === 'SIGTERM to the primary of WORKERS=2') await logged(service, 'Server listening', 2)
-      if (mode === 'a request cut at SHUTDOWN_TIMEOUT_MS') {
+      if ('WORKERS' in env) await logged(service, 'Server listening', 2)
+      if ('SHUTDOWN_TIMEOUT_MS' in env) {
         // A request that is still delayed when the shutdown timeout is up; its client waits.
         const socket = connect(service.port, '127.0.0.1', () => socket.write('GET /api/status/ HTTP/1.1\r\nHost: a\r\n\r\n'))
         socket.on('error', () => {})

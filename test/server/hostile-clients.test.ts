@@ -10,7 +10,7 @@ import { MAX_WAITING_ANSWERS, MAX_WAITING_ANSWERS_IN_PROCESS } from '../../lib/s
 import { brokenRedis, ENDLESS } from '../broken-redis.ts'
 import { fetch } from '../http.ts'
 import { readings, urlWith } from '../token-urls.ts'
-import { command, start, type Service } from '../service.ts'
+import { command, logged, start, type Service } from '../service.ts'
 import { until } from '../wait.ts'
 
 // Clients that mean harm, over raw sockets, against the service as a process with the heap limit of
@@ -351,20 +351,26 @@ t.test('a faults file is read in time linear in its size; too large a file is re
   await holds(t, service)
 })
 
-t.test('a broken Redis cannot take the replica: a reply without end, a silence, a reply that is no count', async (t) => {
+t.test('a broken Redis cannot take the replica: a reply without end, a silence, a reply that is no count, an error', async (t) => {
   for (const [what, reply] of [
     ['a reply without end', (): typeof ENDLESS => ENDLESS],
     ['a silence', (poll: number) => poll <= 1 ? ':3\r\n' : undefined],
     ['a count below 0', () => ':-5\r\n'],
+    ['an error', () => '-WRONGTYPE Operation against a key holding the wrong kind of value\r\n'],
   ] as const) {
     const { url, seen } = await brokenRedis(t, reply)
     const service = await replica(t, { REDIS_URL: url, RQ_POLL_INTERVAL_MS: '100', METRICS: 'true' })
     await until(`${what}: five connections or polls`, () => seen.connections + seen.polls >= 5)
     const metrics = (await fetch(service.port, '/metrics')).body
     t.match(metrics, /^inventory_redis_up 0$/m, `${what}: Redis reported down`)
+    // A reload meanwhile serves the new profile with the last good count.
+    service.child.kill('SIGHUP')
+    await logged(service, '"msg":"profile reloaded"')
     const status = await converse(service.port, GET('/api/status/', 'Connection: close\r\n'))
     t.ok([1, 3].includes(JSON.parse(status.answers[0]!.body)['rq-workers-running']), `${what}: the profile's or the last good count served`)
-    t.equal(service.output().split('serving the last worker count').length - 1, 1, `${what}: logged once`)
+    // Once for each spell Redis was gone: a busy machine may see it answer again in between.
+    const spells = service.output().split('serving the last worker count').length - 1
+    t.ok(spells >= 1 && spells <= service.output().split('Redis reachable again').length, `${what}: logged once a spell (${spells})`)
     await holds(t, service)
     service.child.kill('SIGTERM')
   }

@@ -76,7 +76,7 @@ export class Service {
   async close (): Promise<void> {
     // A socket still being bound is closed once bound, so that none outlives the service.
     await this.#listening?.catch(() => {})
-    this.lifecycle.stopAccepting()
+    await this.lifecycle.stopAccepting()
     this.lifecycle.closing = true
     // node:http's close: the idle connections now, the others after their answer (Connection: close).
     this.server.close()

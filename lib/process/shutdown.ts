@@ -51,7 +51,7 @@ async function drainAndClose (service: Service, { drainDelayMs }: Timing): Promi
   lifecycle.ready = false
   await timers.setTimeout(drainDelayMs)
   // 2. Every listening socket closes: a new connect is refused, none is cut. Every worker's.
-  lifecycle.stopAccepting()
+  await lifecycle.stopAccepting()
   if (cluster.isWorker) await noWorkerAccepts()
   // 3. Every answer carries `Connection: close`: busy connections get their last answer and leave.
   lifecycle.closing = true

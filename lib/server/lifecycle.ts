@@ -1,5 +1,32 @@
-import type { Server } from 'node:net'
-import { net } from '../builtins.ts'
+import type { AddressInfo, Server } from 'node:net'
+import { fs, net, timers } from '../builtins.ts'
+
+/** How long closing the listening sockets waits for the connections queued in them to be accepted. */
+const ACCEPT_QUEUED_MS = 1000
+
+/**
+ * Connections the kernel has completed on this port and no process has accepted yet (Linux: a
+ * listening socket's receive queue in /proc/net/tcp and tcp6 is its accept queue); 0 elsewhere.
+ */
+function queuedConnections (port: number): number {
+  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')} `
+  let queued = 0
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string
+    try {
+      text = fs.readFileSync(table, 'latin1')
+    } catch {
+      /* c8 ignore next: elsewhere than on Linux, or without IPv6 */
+      continue
+    }
+    for (const line of text.split('\n')) {
+      // `sl local_address rem_address st tx_queue:rx_queue …`, state 0A a listening socket.
+      const [, local = '', , state, queues = ''] = line.trim().split(/\s+/)
+      if (state === '0A' && `${local} `.endsWith(hexPort)) queued += parseInt(queues.split(':')[1]!, 16)
+    }
+  }
+  return queued
+}
 
 /** Where a serving process is on its way out: read by /readyz and by the HTTP server, led by shutdown.ts. */
 export class Lifecycle {
@@ -22,9 +49,17 @@ export class Lifecycle {
   /**
    * Closes every listening socket and none of the connections: a new connect is refused from now
    * on. (node:http's own close() would also close the idle keep-alive connections, and a request
-   * a client is writing to one at that moment would be lost.)
+   * a client is writing to one at that moment would be lost.) The kernel resets the connections
+   * still queued in a socket it closes, requests written: on a busy machine the event loop may not
+   * have accepted them yet, so it first takes its turns until none is queued (at most a second).
    */
-  stopAccepting (): void {
+  async stopAccepting (): Promise<void> {
+    const listening = this.#listeners.find((listener) => listener.listening)
+    if (listening !== undefined) {
+      const { port } = listening.address() as AddressInfo
+      const until = Date.now() + ACCEPT_QUEUED_MS
+      while (queuedConnections(port) > 0 && Date.now() < until) await timers.setTimeout(1)
+    }
     for (const listener of this.#listeners) {
       if (listener.listening) net.Server.prototype.close.call(listener)
     }

@@ -36,9 +36,10 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: Requ
   const idle = new ConnectionTimeouts(limits.keepAliveTimeoutMs + KEEP_ALIVE_GRACE_MS, limits.sendTimeoutMs)
   server.keepAliveTimeout = 0
   // A client that half-closes after its request (an HTTP/1.0 probe, a script) gets its answer
-  // also when it is not written at once (an answer that waits for a promise), and then the
-  // connection closes; node:http would otherwise drop the answer. Node's own switch,
-  // set on the server as Node's tests do: it is not an option of createServer.
+  // also when it is not written at once (an answer that waits for a promise, not an injected
+  // delay: lib/api/faults.ts), and then the connection closes; node:http would otherwise drop
+  // the answer. Node's own switch, set on the server as Node's tests do: it is not an option of
+  // createServer.
   ;(server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Connection) => {
     // Never err.rawPacket: the bytes read, which may hold a token, and other requests.

@@ -39,7 +39,10 @@ t.test('on an IPv6 listener, a request without Host gets the bracketed address',
 t.test('listening on every IPv4 address, the service logs each address of this machine, its own first', async (t) => {
   const { port, output } = await start(t, { HOST: '0.0.0.0' })
   const addresses = Object.values(networkInterfaces()).flat().filter((nic) => nic!.family === 'IPv4')
-  const logged = [...output().matchAll(/"msg":"Server listening at (\S+)"/g)].map((match) => match[1])
+  const listening = () => [...output().matchAll(/"msg":"Server listening at (\S+)"/g)].map((match) => match[1])
+  // The lines come one after another: on a busy machine the test may read before the last.
+  await until('a line for each address', () => listening().length >= addresses.length)
+  const logged = listening()
   t.same(logged.toSorted(), addresses.map((nic) => `http://${nic!.address}:${port}`).toSorted())
   t.ok(addresses.find((nic) => nic!.address === new URL(logged[0]!).hostname)!.internal, 'the machine\'s own address first')
   t.equal((await get(port, '/readyz')).body, '{"status":"ready"}')

@@ -8,7 +8,7 @@ const ACCEPT_QUEUED_MS = 1000
  * Connections the kernel has completed on this port and no process has accepted yet (Linux: a
  * listening socket's receive queue in /proc/net/tcp and tcp6 is its accept queue); 0 elsewhere.
  */
-function queuedConnections (port: number): number {
+export function queuedConnections (port: number): number {
   const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')} `
   let queued = 0
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {

@@ -2,7 +2,7 @@ import t from 'tap'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
-import { Lifecycle } from '../../lib/server/lifecycle.ts'
+import { Lifecycle, queuedConnections } from '../../lib/server/lifecycle.ts'
 
 /** Another process's 20 clients, which connect, write a request, and report how their connections ended. */
 const CLIENTS = `
@@ -27,9 +27,12 @@ t.test('closing the listening sockets first accepts the connections the kernel q
   const clients = spawn(process.execPath, ['-e', CLIENTS, String((server.address() as AddressInfo).port)], { stdio: ['ignore', 'pipe', 'inherit'] })
   let report = ''
   clients.stdout.on('data', (chunk) => { report += chunk })
-  // This event loop busy, as a loaded machine's: the kernel completes the clients' connections and queues them.
+  // This event loop busy, as a loaded machine's, until the kernel has completed and queued the
+  // clients' 20 connections (a minute at most: a hang detector).
+  const { port } = server.address() as AddressInfo
   const busy = Date.now()
-  while (Date.now() - busy < 1000);
+  while (queuedConnections(port) < 20 && Date.now() - busy < 60_000);
+  t.equal(queuedConnections(port), 20, 'the 20 connections queued, none accepted yet')
   await lifecycle.stopAccepting()
   t.equal(accepted.length, 20, 'every queued connection accepted before its socket closed')
   for (const socket of accepted) socket.resume().end()

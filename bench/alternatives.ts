@@ -7,13 +7,13 @@
  * 1. A bare node:http server answering a constant (the floor), the shipped bundle with and
  *    without the image's Node flags, the same source run unbundled (Node strips its types), and
  *    bundles that make another choice: Fastify's default schema compilers (ajv and
- *    fast-json-stringify; lib/api/schema-controller.ts gives it compilers that build nothing),
- *    @fastify/swagger registered at start (lib/api/openapi.ts loads it when the document is
+ *    fast-json-stringify; lib/schema-controller.ts gives it compilers that build nothing),
+ *    @fastify/swagger registered at start (lib/openapi.ts loads it when the document is
  *    first asked for), @fastify/sensible registered (lib/api/errors.ts does without it),
  *    node:https and node:http2 loaded with Fastify's server module (lib/deferred/ stands in):
  *    start-up to the first 200 and RSS idle after the first answers, starts alternating,
  *    medians, each beside the bare server's.
- * 2. The listening sockets (lib/server/listen.ts): the service as shipped, with 32 per address,
+ * 2. The listening sockets (lib/front/listen.ts): the service as shipped, with 32 per address,
  *    and built with 8 and with 1. 200 keep-alive connections keep it busy with pipelined requests;
  *    then 300 new connections each ask once: how long until the last is answered.
  */
@@ -62,7 +62,7 @@ function variant (name: string, edit: Record<string, (text: string) => string>, 
 }
 
 const withAcceptors = (count: number) => variant(`acceptors-${count}`, {
-  'lib/server/listen.ts': (text) => text.replace(/^export const ACCEPTORS = \d+$/m, `export const ACCEPTORS = ${count}`),
+  'lib/front/listen.ts': (text) => text.replace(/^export const ACCEPTORS = \d+$/m, `export const ACCEPTORS = ${count}`),
 })
 
 /** Start-up and idle RSS of each build, starts alternating, medians, each beside the first's. */

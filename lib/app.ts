@@ -8,15 +8,15 @@ import { installHeaders } from './api/headers.ts'
 import { baseUrlOf, installHostCheck } from './api/hosts.ts'
 import { registerProbes, type Readiness } from './api/probes.ts'
 import { registerMetrics } from './api/prometheus.ts'
-import { RequestLogger } from './api/request-logger.ts'
+import { RequestLogger } from './logging.ts'
 import { lacksSlash, registerEndpoints, ROUTED_METHODS } from './api/routes.ts'
-import { SCHEMA_CONTROLLER } from './api/schema-controller.ts'
-import type { ApiTokens } from './api/tokens.ts'
+import { SCHEMA_CONTROLLER } from './schema-controller.ts'
+import type { ApiTokens } from './tokens.ts'
 import type { Config } from './config.ts'
 import type { Served } from './inventory/served.ts'
-import type { Metrics } from './ops/metrics.ts'
+import type { Metrics } from './metrics.ts'
 import { parseQuery } from './reference/query.ts'
-import { requestId } from './replay/headers.ts'
+import { requestId } from './http/headers.ts'
 import type { Replays } from './replay/replays.ts'
 
 declare module 'fastify' {
@@ -95,7 +95,7 @@ export function buildApp ({ config, served, tokens, metrics, replays, readiness,
     trustProxy: config.trustProxy ?? false,
     // The id a request is logged with is the X-Request-ID its answer carries.
     genReqId: () => requestId(),
-    // The server answers what Node cannot parse itself (http-server.ts).
+    // The server answers what Node cannot parse itself (front/server.ts).
     clientErrorHandler: () => {},
     frameworkErrors: badUrlHandler,
     routerOptions: ROUTER_OPTIONS,

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { apiVersionOf, type Catalog } from '../inventory/catalog.ts'
-import { REQUEST_ID } from '../replay/headers.ts'
+import { REQUEST_ID } from '../http/headers.ts'
 
 /** Every JSON answer: the reference's Content-Type carries no charset. */
 export const JSON_HEADERS = { 'content-type': 'application/json', vary: 'Accept' } as const

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { hostOf } from '../replay/target.ts'
+import { hostOf } from '../http/target.ts'
 import type { Config } from '../config.ts'
 import { refuseHost } from './errors.ts'
 

@@ -11,7 +11,7 @@ const DRAINING = Buffer.from(toJson({ status: 'draining' }))
 /** The probes' paths; every answer's body is a schemas/api.ts Probe. */
 export const PROBE_PATHS = ['/healthz', '/readyz'] as const
 
-/** Whether the process takes traffic: false from the shutdown signal on (lib/server/lifecycle.ts). */
+/** Whether the process takes traffic: false from the shutdown signal on (lib/front/lifecycle.ts). */
 export interface Readiness {
   readonly ready: boolean
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import type { Metrics } from '../ops/metrics.ts'
-import { cameAbsolute } from '../replay/target.ts'
+import type { Metrics } from '../metrics.ts'
+import { cameAbsolute } from '../http/target.ts'
 import { errors } from './errors.ts'
 
 const METRICS_PATH = '/metrics'
@@ -9,7 +9,7 @@ const METRICS_PATH = '/metrics'
  * Counts every answer Fastify sends (the service counts its replays) and serves GET /metrics
  * for Prometheus, outside /api/ and the OpenAPI document like the probes: scrapers address the
  * process by IP, so it answers any Host, and it needs no API token. Only the type of Metrics is
- * imported: prom-client is loaded when METRICS is set (process/server.ts), not by every replica.
+ * imported: prom-client is loaded when METRICS is set (process/serve.ts), not by every replica.
  */
 export function registerMetrics (app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', (request, reply, done) => {

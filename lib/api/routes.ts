@@ -7,12 +7,12 @@ import type { Generation, Served } from '../inventory/served.ts'
 import { toJson } from '../reference/json.ts'
 import type { PageSizes } from '../reference/pagination.ts'
 import { lastValue, type QueryParams } from '../reference/query.ts'
-import { ifNoneMatches } from '../replay/headers.ts'
+import { ifNoneMatches } from '../http/headers.ts'
 import type { Replays } from '../replay/replays.ts'
 import { ENDPOINTS, OPTIONS_SCHEMA, OTHER_METHODS_SCHEMA, type Documents, type Endpoint, type Rendered } from './endpoints.ts'
 import { errors, sendJson } from './errors.ts'
 import { ENDPOINT_METHODS } from './headers.ts'
-import type { ApiTokens } from './tokens.ts'
+import type { ApiTokens } from '../tokens.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -182,7 +182,7 @@ function documentedRoutes (app: FastifyInstance): (catalog: Catalog) => Promise<
   return (catalog) => {
     let document = documents.get(catalog)
     if (document === undefined) {
-      document = import('./openapi.ts').then(({ openApiDocuments }) => openApiDocuments(routes, catalog.profile.status['service-version']))
+      document = import('../openapi.ts').then(({ openApiDocuments }) => openApiDocuments(routes, catalog.profile.status['service-version']))
       documents.set(catalog, document)
     }
     return document

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { Profile, ProfileObjectType } from '../../schemas/profile.ts'
 import { http } from '../builtins.ts'
-import { counted } from '../words.ts'
+import { plural } from '../plural.ts'
 
 /**
  * Reads a live deployment of the inventory API (this service or the real one) into a profile:
@@ -61,7 +61,7 @@ function trusted (): { ca?: string[] } {
 export async function capture (baseUrl: URL, options: CaptureOptions): Promise<Profile> {
   const statusUrl = new URL('api/status/', baseUrl)
   const status = readStatus(statusUrl, await getJson(statusUrl, STATUS, options))
-  options.progress(`status: service-version ${status['service-version']}, ${counted(Object.keys(status.plugins).length, 'plugin')}, ${counted(status['rq-workers-running'], 'RQ worker')}`)
+  options.progress(`status: service-version ${status['service-version']}, ${plural(Object.keys(status.plugins).length, 'plugin')}, ${plural(status['rq-workers-running'], 'RQ worker')}`)
   return { status, objectTypes: await readObjectTypes(baseUrl, options) }
 }
 

@@ -2,7 +2,7 @@ import { fs, path } from '../builtins.ts'
 import { capture, CaptureError, sampleLatencies, type Latencies } from '../inventory/capture.ts'
 import { checkProfile } from '../inventory/profile.ts'
 import { COMMANDS, commandArgs, UsageError, wrongUsage } from './command.ts'
-import { counted } from '../words.ts'
+import { plural } from '../plural.ts'
 
 const USAGE = `${COMMANDS.capture.usage} (the token may come from INVENTORY_TOKEN instead)`
 
@@ -36,11 +36,11 @@ export async function captureCommand (args: string[]): Promise<number> {
       process.stdout.write(text)
     } else {
       await writeWhole(out, text)
-      progress(`wrote ${out}: ${counted(profile.objectTypes.length, 'object type')}`)
+      progress(`wrote ${out}: ${plural(profile.objectTypes.length, 'object type')}`)
     }
     if (faultsOut !== undefined) {
       await writeWhole(faultsOut, faults!)
-      progress(`wrote ${faultsOut}: the latencies of ${counted(latencies.size, 'endpoint')}`)
+      progress(`wrote ${faultsOut}: the latencies of ${plural(latencies.size, 'endpoint')}`)
     }
     return 0
   } catch (error) {
@@ -88,7 +88,7 @@ async function latencyFaults (latencies: Latencies, base: URL, progress: (line: 
     const sorted = times.toSorted((a, b) => a - b)
     const rank = (share: number) => Math.round(sorted[Math.max(0, Math.ceil(share * sorted.length) - 1)]! * 10) / 10
     const [median, p99] = [Math.max(rank(0.5), 0.1), Math.max(rank(0.99), 0.1)]
-    progress(`latency of ${path}: median ${median} ms, p99 ${p99} ms (${counted(sorted.length, 'request')})`)
+    progress(`latency of ${path}: median ${median} ms, p99 ${p99} ms (${plural(sorted.length, 'request')})`)
     return { path, delay: { median, p99 } }
   })
   // Loaded only for --faults-out: serving starts without them.

@@ -1,7 +1,7 @@
 import { captureCommand } from './capture.ts'
 import { COMMANDS, wrongUsage } from './command.ts'
 import { help } from './help.ts'
-import { serve } from './server.ts'
+import { serve } from './serve.ts'
 import { validateCommand } from './validate.ts'
 import { version } from './version.ts'
 

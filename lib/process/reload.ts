@@ -1,13 +1,13 @@
 import type { FSWatcher } from 'node:fs'
 import type { Logger } from 'pino'
-import type { ApiTokens } from '../api/tokens.ts'
+import type { ApiTokens } from '../tokens.ts'
 import type { Config } from '../config.ts'
 import { fs, path } from '../builtins.ts'
 import type { Faults } from '../faults/faults.ts'
 import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import type { Served } from '../inventory/served.ts'
-import type { Metrics } from '../ops/metrics.ts'
+import type { Metrics } from '../metrics.ts'
 
 /** Editors and deploy tools write a file in several steps: reload once they have been quiet this long. */
 const SETTLE_MS = 100

@@ -1,6 +1,6 @@
 import { loadProfile } from '../inventory/profile.ts'
 import { COMMANDS, commandArgs, UsageError, wrongUsage } from './command.ts'
-import { counted } from '../words.ts'
+import { plural } from '../plural.ts'
 
 /**
  * `validate`: checks a profile file exactly as the service does at start-up (the same functions,
@@ -13,7 +13,7 @@ export function validateCommand (args: string[]): number {
     if (positionals.length !== 1) throw new UsageError(`expected one profile file, got ${positionals.length}`)
     const file = positionals[0]!
     const profile = loadProfile(file)
-    process.stdout.write(`${file}: a valid profile, service-version ${profile.status['service-version']}, ${counted(profile.objectTypes.length, 'object type')}\n`)
+    process.stdout.write(`${file}: a valid profile, service-version ${profile.status['service-version']}, ${plural(profile.objectTypes.length, 'object type')}\n`)
     return 0
   } catch (error) {
     if (error instanceof UsageError) return wrongUsage(error.message, COMMANDS.validate.usage)

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import { hostOf } from './target.ts'
+import { hostOf } from '../http/target.ts'
 
 const FORWARDED = /^x-forwarded-(host|proto)$/i
 

@@ -3,7 +3,7 @@ import type { Faults } from '../faults/faults.ts'
 import type { Generation, Served } from '../inventory/served.ts'
 import { CacheStats, ENTRY_OVERHEAD_BYTES, ResponseCache, type Kept } from './cache.ts'
 import { cacheKeyOf, type CacheKey } from './cache-key.ts'
-import { ifNoneMatches, REQUEST_ID, requestId } from './headers.ts'
+import { ifNoneMatches, REQUEST_ID, requestId } from '../http/headers.ts'
 
 /**
  * Headers that belong to one connection or one moment, which Node writes itself for each answer,

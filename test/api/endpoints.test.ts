@@ -8,7 +8,7 @@ import { ENDPOINTS } from '../../lib/api/endpoints.ts'
 import { routeUrls } from '../../lib/api/routes.ts'
 import { API_HEADERS, BASE, build, get, inject } from '../helper.ts'
 
-// Fastify is given compilers that build nothing (lib/api/schema-controller.ts): every input is read by the reference's rules.
+// Fastify is given compilers that build nothing (lib/schema-controller.ts): every input is read by the reference's rules.
 t.test('Fastify never loads ajv or fast-json-stringify, and answers what a schema would refuse by the reference\'s rules', async (t) => {
   const { app } = await build(t)
   t.equal((await get(app, '/api/extras/object-types/?limit=abc')).json().results.length, 50, 'limit=abc: the page size')

@@ -2,7 +2,7 @@ import t from 'tap'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
-import { Lifecycle, queuedConnections } from '../../lib/server/lifecycle.ts'
+import { Lifecycle, queuedConnections } from '../../lib/front/lifecycle.ts'
 
 /** Another process's 20 clients, which connect, write a request, and report how their connections ended. */
 const CLIENTS = `

@@ -1,6 +1,6 @@
 import t from 'tap'
-import type { Connection } from '../../lib/server/connection.ts'
-import { ConnectionTimeouts } from '../../lib/server/connection-timeouts.ts'
+import type { Connection } from '../../lib/http/connection.ts'
+import { ConnectionTimeouts } from '../../lib/front/connection-timeouts.ts'
 import { until } from '../wait.ts'
 
 /**

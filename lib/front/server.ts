@@ -3,8 +3,8 @@ import type { Logger } from 'pino'
 import { http } from '../builtins.ts'
 import type { Config } from '../config.ts'
 import { answerClientError, refuseConnect, refuseExpectation } from '../api/errors.ts'
-import { toOriginForm } from '../replay/target.ts'
-import { betweenRequests, type Connection } from './connection.ts'
+import { toOriginForm } from '../http/target.ts'
+import { betweenRequests, type Connection } from '../http/connection.ts'
 import { ConnectionTimeouts } from './connection-timeouts.ts'
 import { afterEarlierAnswers, counted, pipelined, released } from './pipelining.ts'
 
@@ -82,7 +82,7 @@ const KEEP_ALIVE_GRACE_MS = 1000
 /**
  * The `Keep-Alive: timeout=…` header of an answer that keeps its connection, as node:http writes
  * it from the server's keepAliveTimeout: `_keepAliveTimeout` is node:http's own field, not its
- * API (test/server/limits.test.ts fails without it).
+ * API (test/front/limits.test.ts fails without it).
  */
 function advertiseKeepAlive (response: ServerResponse, timeoutMs: number): void {
   (response as ServerResponse & { _keepAliveTimeout: number })._keepAliveTimeout = timeoutMs

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import { pino } from 'pino'
-import { ApiTokens } from '../api/tokens.ts'
+import { ApiTokens } from '../tokens.ts'
 import { ConfigError, hostProblem, loadConfig, type Config } from '../config.ts'
 import { cluster, v8 } from '../builtins.ts'
 import type { Faults } from '../faults/faults.ts'
@@ -11,7 +11,7 @@ import { Replays } from '../replay/replays.ts'
 import { Service } from '../service.ts'
 import { reportListening, superviseWorkers } from './cluster.ts'
 import { warnWhenOutOfDescriptors } from './descriptors.ts'
-import { reservePort } from '../server/listen.ts'
+import { reservePort } from '../front/listen.ts'
 import { reloadOnChange } from './reload.ts'
 import { version } from './version.ts'
 import { closeOnSignal } from './shutdown.ts'
@@ -50,7 +50,7 @@ export async function serve (): Promise<void> {
     } catch (error) {
       return cannotListen(error, config.host)
     }
-    if (config.metrics) (await import('../ops/metrics.ts')).serveClusterMetrics()
+    if (config.metrics) (await import('../metrics.ts')).serveClusterMetrics()
     return superviseWorkers(config.workers, { PORT: String(port) }, config, logger)
   }
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens.count }, 'profile loaded')
@@ -60,7 +60,7 @@ export async function serve (): Promise<void> {
   // With per-request logs on, every request goes through Fastify to be logged: nothing is replayed.
   const replays = config.accessLog ? undefined : new Replays(served, config.cacheBytes, config.trustProxy !== undefined, faults)
   // prom-client and ioredis cost start-up time and memory: loaded only when configured.
-  const metrics = config.metrics ? new (await import('../ops/metrics.ts')).Metrics(served, replays) : undefined
+  const metrics = config.metrics ? new (await import('../metrics.ts')).Metrics(served, replays) : undefined
   metrics?.profileLoaded(Number(process.hrtime.bigint() - started) / 1e9)
   const plugins = faults === undefined ? [] : [(await import('../api/faults.ts')).faultsPlugin({ faults, metrics, statusKeys: config.statusKeys })]
   const service = new Service({ config, served, ...(replays !== undefined && { replays }), tokens, ...(metrics !== undefined && { metrics }), logger, plugins })

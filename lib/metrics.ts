@@ -1,7 +1,7 @@
 import cluster from 'node:cluster'
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import type { Served } from '../inventory/served.ts'
-import type { Replays } from '../replay/replays.ts'
+import type { Served } from './inventory/served.ts'
+import type { Replays } from './replay/replays.ts'
 
 /**
  * The statuses the service answers with by itself, each its own label value; any other (what an

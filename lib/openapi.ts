@@ -1,8 +1,8 @@
 import swagger from '@fastify/swagger'
 import Fastify, { type RouteOptions } from 'fastify'
-import { SHARED_SCHEMAS } from '../../schemas/api.ts'
-import { apiVersionOf } from '../inventory/catalog.ts'
-import type { Documents } from './endpoints.ts'
+import { SHARED_SCHEMAS } from '../schemas/api.ts'
+import { apiVersionOf } from './inventory/catalog.ts'
+import type { Documents } from './api/endpoints.ts'
 import { SCHEMA_CONTROLLER } from './schema-controller.ts'
 
 /** As the reference's document declares them: a session cookie or a token, `Token <key>`. */

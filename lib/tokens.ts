@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { Errors } from '@sinclair/typebox/errors'
-import { TokenList } from '../../schemas/tokens.ts'
-import { fs } from '../builtins.ts'
-import { headerOf } from '../replay/headers.ts'
-import { MESSAGES } from './messages.ts'
+import { TokenList } from '../schemas/tokens.ts'
+import { fs } from './builtins.ts'
+import { headerOf } from './http/headers.ts'
+import { MESSAGES } from './api/messages.ts'
 
 export class TokensError extends Error {
   constructor (file: string, problem: string) {

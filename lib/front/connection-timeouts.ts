@@ -1,4 +1,4 @@
-import { betweenRequests, type Connection } from './connection.ts'
+import { betweenRequests, type Connection } from '../http/connection.ts'
 
 /** On a connection: the last sweep after which it was active (it read a request, or an answer was being written). */
 const ACTIVE_AFTER = Symbol('active after sweep')

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Connection } from './connection.ts'
+import type { Connection } from '../http/connection.ts'
 
 /**
  * Back-pressure on pipelined requests. Node's parser reads a whole read of a socket (64 KiB, some
@@ -13,7 +13,7 @@ import type { Connection } from './connection.ts'
  * the send timeout closes its connection (connection-timeouts.ts).
  *
  * `parser`, its `onIncoming`, its execute callback, `_paused` and `_httpMessage` are node:http's
- * own, not its API (docs/architecture.md, Connections; test/server/hostile-clients.test.ts fails on a
+ * own, not its API (docs/architecture.md, Connections; test/front/hostile-clients.test.ts fails on a
  * Node version where they stop working, and runs on every version the project supports).
  */
 export const MAX_WAITING_ANSWERS = 64

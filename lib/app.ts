@@ -1,30 +1,32 @@
-import type { RequestListener, Server } from 'node:http'
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginCallback, type FastifyReply, type FastifyRequest } from 'fastify'
-import fastifyPlugin from 'fastify-plugin'
+import type { Server } from 'node:http'
+import sensible from '@fastify/sensible'
+import Fastify, { type FastifyInstance, type FastifyPluginCallback } from 'fastify'
 import type { Logger } from 'pino'
 import { SHARED_SCHEMAS } from '../schemas/api.ts'
-import { badUrlHandler, installErrorAnswers } from './api/errors.ts'
-import { installHeaders } from './api/headers.ts'
-import { baseUrlOf, installHostCheck } from './api/hosts.ts'
-import { registerProbes, type Readiness } from './api/probes.ts'
-import { registerMetrics } from './api/prometheus.ts'
-import { RequestLogger } from './logging.ts'
-import { lacksSlash, registerEndpoints, ROUTED_METHODS } from './api/routes.ts'
+import type { Config } from './config.ts'
+import { requestId } from './http/headers.ts'
+import { queryText } from './http/target.ts'
+import type { Served } from './inventory/served.ts'
+import { appLoggerOf, loggingOptions } from './logging.ts'
+import type { Metrics } from './metrics.ts'
+import errors, { badUrlHandler, clientErrorHandler } from './plugins/errors.ts'
+import headers from './plugins/headers.ts'
+import hosts from './plugins/hosts.ts'
+import metricsPlugin from './plugins/metrics.ts'
+import openApi from './plugins/openapi.ts'
+import replay from './plugins/replay.ts'
+import servedPlugin from './plugins/served.ts'
+import { parseQuery } from './reference/query.ts'
+import type { Replays } from './replay/replays.ts'
+import type { EndpointOptions } from './routes/endpoint.ts'
+import { ROUTED_METHODS } from './routes/methods.ts'
+import objectTypes from './routes/object-types.ts'
+import probes, { type Readiness } from './routes/probes.ts'
+import roots from './routes/roots.ts'
+import schema from './routes/schema.ts'
+import status from './routes/status.ts'
 import { SCHEMA_CONTROLLER } from './schema-controller.ts'
 import type { ApiTokens } from './tokens.ts'
-import type { Config } from './config.ts'
-import type { Served } from './inventory/served.ts'
-import type { Metrics } from './metrics.ts'
-import { parseQuery } from './reference/query.ts'
-import { requestId } from './http/headers.ts'
-import type { Replays } from './replay/replays.ts'
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** What is served: the profile's catalog. */
-    served: Served
-  }
-}
 
 export interface AppOptions {
   config: Config
@@ -37,87 +39,51 @@ export interface AppOptions {
   replays: Replays | undefined
   readiness: Readiness
   logger: Logger
-  /** The node:http server Fastify answers on (it never listens itself). */
+  /** The node:http server Fastify answers on, through `app.routing` (it never listens itself). */
   server: Server
-  /** Registered before the routes, so that their hooks apply to every route (docs/architecture.md, Fastify makes every answer). */
-  plugins?: readonly FastifyPluginCallback[] | undefined
+  /** Registered before the routes, so that their hooks apply to every route: the faults plugin with FAULTS. */
+  plugins: readonly FastifyPluginCallback[]
 }
-
-/** The router reads a query the reference's way; the fragment is never part of it. */
-const ROUTER_OPTIONS = {
-  querystringParser: (query: string) => {
-    const fragment = query.indexOf('#')
-    return parseQuery(fragment === -1 ? query : query.slice(0, fragment)) as never
-  },
-}
-
-/** What a log line says of a request: Fastify's fields, with any known token in its URL masked. */
-function loggedRequest (tokens: ApiTokens) {
-  return (request: FastifyRequest) => ({
-    method: request.method,
-    url: tokens.redact(request.url),
-    host: request.host,
-    remoteAddress: request.ip,
-    remotePort: request.socket.remotePort,
-  })
-}
-
-/** What a log line says of an answer, as Fastify's own serializer does. */
-const loggedReply = (reply: FastifyReply) => ({ statusCode: reply.statusCode })
 
 /**
- * The Fastify app that makes every answer: the endpoints, the probes and `/metrics` as routes
- * with their schemas, the Host check, the headers of every answer (onSend) and the error
- * answers. It answers on the service's server, through the request handler returned beside it
- * (service.ts, which replays what it kept instead of asking again).
+ * The Fastify app that makes every answer: Fastify's options, then its plugins (plugins/) and its
+ * routes (routes/), in the order their hooks must run. The front (service.ts) hands it every request
+ * it does not replay.
  */
-export function buildApp ({ config, served, tokens, metrics, replays, readiness, logger, server, plugins = [] }: AppOptions): [FastifyInstance, RequestListener] {
-  let handler!: RequestListener
-  const appLogger = logger.child({}, {
-    serializers: { req: loggedRequest(tokens), res: loggedReply },
-    // Access logs are info: with ACCESS_LOG they are written whatever LOG_LEVEL says of the rest.
-    ...(config.accessLog && !logger.isLevelEnabled('info') && { level: 'info' }),
-  }) as FastifyBaseLogger
+export function buildApp ({ config, served, tokens, metrics, replays, readiness, logger, server, plugins }: AppOptions): FastifyInstance {
+  const log = appLoggerOf(config, logger, tokens)
   const app = Fastify({
-    serverFactory: (fastify) => {
-      handler = fastify
-      return server
-    },
+    serverFactory: () => server,
     // A closing server keeps answering the connections it has (see process/shutdown.ts).
     return503OnClosing: false,
-    // Per-request logs cost about half the throughput, so they are opt-in. Without them Fastify
-    // is given no logger: given one, it listens for the end of every answer to log it. Each
-    // request's logger is then made from the app's by the factory (docs/performance.md).
-    logController: new LogController({ disableRequestLogging: !config.accessLog }),
-    ...(config.accessLog
-      ? { loggerInstance: appLogger }
-      : { childLoggerFactory: (_none, bindings, options) => new RequestLogger(appLogger, bindings, options) as unknown as FastifyBaseLogger }),
+    ...loggingOptions(config, log),
     trustProxy: config.trustProxy ?? false,
     // The id a request is logged with is the X-Request-ID its answer carries.
     genReqId: () => requestId(),
-    // The server answers what Node cannot parse itself (front/server.ts).
-    clientErrorHandler: () => {},
+    clientErrorHandler,
     frameworkErrors: badUrlHandler,
-    routerOptions: ROUTER_OPTIONS,
+    // The query is read the reference's way; a fragment is never part of it.
+    routerOptions: { querystringParser: (query: string) => parseQuery(queryText(query)) as never },
     schemaController: SCHEMA_CONTROLLER,
   })
   // The API is read-only and never reads a body: declaring every method bodyless keeps
   // Fastify from parsing one (so a body cannot turn a 405 into a 400 or 415).
   for (const method of ROUTED_METHODS) app.addHttpMethod(method, { hasBody: false, overrideExisting: true })
   // Fastify given no logger has, as its `log`, one that writes nothing: plugins log with the app's.
-  if (!config.accessLog) app.log = appLogger
-  app.decorate('served', served)
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema)
-  installHeaders(app)
-  installHostCheck(app, baseUrlOf(config), config.trustProxy !== undefined)
-  installErrorAnswers(app, lacksSlash)
+  if (!config.accessLog) app.log = log
+  for (const shared of SHARED_SCHEMAS) app.addSchema(shared)
+  app.register(sensible)
+  app.register(servedPlugin, { served })
+  app.register(headers)
+  app.register(hosts, { config })
+  app.register(errors)
+  app.register(openApi)
   for (const plugin of plugins) app.register(plugin)
-  // After the plugins, in the app's own scope: whatever they add applies to every route.
-  app.register(fastifyPlugin((routes, _options, done) => {
-    registerProbes(routes, readiness)
-    if (metrics !== undefined) registerMetrics(routes, metrics)
-    registerEndpoints(routes, { served, sizes: config, statusKeys: config.statusKeys, tokens, replays })
-    done()
-  }))
-  return [app, handler]
+  if (metrics !== undefined) app.register(metricsPlugin, { metrics })
+  // Last of the plugins: it keeps an answer as every other hook made it.
+  app.register(replay, { replays })
+  app.register(probes, { readiness })
+  const endpoints: EndpointOptions = { served, sizes: config, statusKeys: config.statusKeys, tokens }
+  for (const routes of [roots, status, objectTypes, schema]) app.register(routes, endpoints)
+  return app
 }

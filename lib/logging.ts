@@ -1,5 +1,40 @@
-import type { FastifyBaseLogger } from 'fastify'
-import type { Bindings, ChildLoggerOptions, LogFn } from 'pino'
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import type { Bindings, ChildLoggerOptions, LogFn, Logger } from 'pino'
+import type { Config } from './config.ts'
+import type { ApiTokens } from './tokens.ts'
+
+/**
+ * Fastify's logging options: per-request logs only with ACCESS_LOG (they cost about half the
+ * throughput), with any known token masked in the URLs they write. Without them Fastify is given
+ * no logger (given one, it listens for the end of every answer to log it): each request's logger
+ * is then made from the app's by the factory, when the request first logs.
+ */
+export function loggingOptions (config: Pick<Config, 'accessLog'>, appLogger: FastifyBaseLogger): FastifyServerOptions {
+  return {
+    logController: new LogController({ disableRequestLogging: !config.accessLog }),
+    ...(config.accessLog
+      ? { loggerInstance: appLogger }
+      : { childLoggerFactory: (_none, bindings, options) => new RequestLogger(appLogger, bindings, options) as unknown as FastifyBaseLogger }),
+  }
+}
+
+/** The app's logger: the service's, with Fastify's fields of a request and an answer. */
+export function appLoggerOf (config: Pick<Config, 'accessLog'>, logger: Logger, tokens: ApiTokens): FastifyBaseLogger {
+  return logger.child({}, {
+    serializers: {
+      req: (request: FastifyRequest) => ({
+        method: request.method,
+        url: tokens.redact(request.url),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket.remotePort,
+      }),
+      res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }),
+    },
+    // Access logs are info: with ACCESS_LOG they are written whatever LOG_LEVEL says of the rest.
+    ...(config.accessLog && !logger.isLevelEnabled('info') && { level: 'info' }),
+  }) as FastifyBaseLogger
+}
 
 /**
  * A request's logger, made into pino's child of the app's logger (which binds the request id)

@@ -2,8 +2,13 @@ import swagger from '@fastify/swagger'
 import Fastify, { type RouteOptions } from 'fastify'
 import { SHARED_SCHEMAS } from '../schemas/api.ts'
 import { apiVersionOf } from './inventory/catalog.ts'
-import type { Documents } from './api/endpoints.ts'
 import { SCHEMA_CONTROLLER } from './schema-controller.ts'
+
+/** The OpenAPI document in the two forms /api/schema/ serves. */
+export interface Documents {
+  readonly json: Buffer
+  readonly yaml: Buffer
+}
 
 /** As the reference's document declares them: a session cookie or a token, `Token <key>`. */
 const SECURITY_SCHEMES = {

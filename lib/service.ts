@@ -1,34 +1,87 @@
-import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify'
 import type { Logger } from 'pino'
-import type { ApiTokens } from './tokens.ts'
+import type { Profile } from '../schemas/profile.ts'
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
-import { createHttpServer } from './front/server.ts'
-import type { Served } from './inventory/served.ts'
-import type { Metrics } from './metrics.ts'
-import { listen } from './front/listen.ts'
+import type { Faults } from './faults/faults.ts'
 import { Lifecycle } from './front/lifecycle.ts'
-import { replay, type Replays } from './replay/replays.ts'
+import { listen } from './front/listen.ts'
+import { createHttpServer } from './front/server.ts'
+import { Catalog } from './inventory/catalog.ts'
+import { loadProfile } from './inventory/profile.ts'
+import { Served } from './inventory/served.ts'
+import type { Metrics } from './metrics.ts'
+import { replay, Replays } from './replay/replays.ts'
+import { FAULT_PATHS } from './routes/paths.ts'
+import { ApiTokens } from './tokens.ts'
 
-export interface ServiceOptions {
-  config: Config
-  /** What to serve; swapping its catalog is reloading the profile. */
-  served: Served
-  /** Where Fastify's 200s are kept and replayed from; none with ACCESS_LOG, which logs every request. */
-  replays?: Replays
-  /** The known API tokens (config.apiTokensFile) and whether one is required. */
+/** What a configuration names, read and checked: the profile's catalog, the tokens, the faults. */
+export interface Loaded {
+  catalog: Catalog
   tokens: ApiTokens
-  /** Required when METRICS is set. */
-  metrics?: Metrics
-  logger: Logger
-  /** Fastify plugins, registered before the routes (app.ts): the faults plugin with FAULTS. */
-  plugins?: readonly FastifyPluginCallback[]
+  faults: Faults | undefined
+  /** How long reading them took. */
+  seconds: number
 }
 
 /**
- * The service: one node:http server, on every listening socket, in front of the Fastify app
- * (app.ts), which makes every answer. What the front does itself is replay: a request that
+ * Reads what the configuration names; anything wrong throws here (ProfileError, TokensError,
+ * FaultsError), before a port is opened. `profile` stands in for the configured file (tests).
+ */
+export async function load (config: Config, profile?: Profile): Promise<Loaded> {
+  const started = process.hrtime.bigint()
+  const catalog = new Catalog(profile ?? loadProfile(config.profile))
+  const tokens = new ApiTokens(config.apiTokensFile, config.loginRequired)
+  // The faults' rules and generator are loaded only when asked for.
+  const faults = config.faults === undefined ? undefined : new (await import('./faults/faults.ts')).Faults(config.faults, FAULT_PATHS)
+  return { catalog, tokens, faults, seconds: Number(process.hrtime.bigint() - started) / 1e9 }
+}
+
+/**
+ * The composition root: the service for a configuration and what it names. The `serve` command and
+ * the tests both build it here. prom-client, the faults plugin and ioredis are loaded only when
+ * configured: they cost start-up time and memory.
+ */
+export async function createService (config: Config, { catalog, tokens, faults, seconds }: Loaded, logger: Logger, plugins: readonly FastifyPluginCallback[] = []): Promise<Service> {
+  const served = new Served(catalog)
+  // With per-request logs on, every request goes through Fastify to be logged: nothing is replayed.
+  const replays = config.accessLog ? undefined : new Replays(served, config.cacheBytes, config.trustProxy !== undefined, faults)
+  const metrics = config.metrics ? new (await import('./metrics.ts')).Metrics(served, replays) : undefined
+  metrics?.profileLoaded(seconds)
+  const faultsPlugin = faults === undefined ? [] : [(await import('./plugins/faults.ts')).faultsPlugin({ faults, metrics, statusKeys: config.statusKeys })]
+  const service = new Service({ config, served, tokens, faults, metrics, replays, logger, plugins: [...plugins, ...faultsPlugin] })
+  if (config.redisUrl !== undefined) {
+    const { pollRqWorkers } = await import('./inventory/rq-workers.ts')
+    const poll = pollRqWorkers(config.redisUrl, config.rqPollIntervalMs, logger, {
+      changed: (count) => served.setWorkerCount(count),
+      ...(metrics !== undefined && { polled: metrics.redisPoll() }),
+    })
+    service.onClose(poll.close)
+  }
+  return service
+}
+
+interface ServiceParts {
+  config: Config
+  /** What is served; swapping its catalog is reloading the profile. */
+  served: Served
+  /** The known API tokens (config.apiTokensFile) and whether one is required. */
+  tokens: ApiTokens
+  /** Set with FAULTS. */
+  faults: Faults | undefined
+  /** Set with METRICS. */
+  metrics: Metrics | undefined
+  /** Where Fastify's 200s are kept and replayed from; none with ACCESS_LOG, which logs every request. */
+  replays: Replays | undefined
+  logger: Logger
+  /** Fastify plugins, registered before the routes (app.ts). */
+  plugins: readonly FastifyPluginCallback[]
+}
+
+/**
+ * The service: one node:http server, the front, on every listening socket, in front of the Fastify
+ * app (app.ts), which makes every answer. What the front does itself is replay: a request that
  * Fastify answered with a 200 before (same Host and URL, see replay/) gets that answer again,
  * once its token passes the same check as Fastify's, without Fastify's routing, hooks and
  * reply: that is the bare-Node speed of the service (docs/architecture.md).
@@ -36,6 +89,10 @@ export interface ServiceOptions {
 export class Service {
   readonly config: Config
   readonly served: Served
+  readonly tokens: ApiTokens
+  readonly faults: Faults | undefined
+  readonly metrics: Metrics | undefined
+  readonly replays: Replays | undefined
   readonly logger: Logger
   readonly lifecycle = new Lifecycle()
   readonly app: FastifyInstance
@@ -43,19 +100,22 @@ export class Service {
   #listening: Promise<void> | undefined
   readonly #onClose: Array<() => Promise<void>> = []
 
-  constructor ({ config, served, replays, tokens, metrics, logger, plugins }: ServiceOptions) {
+  constructor ({ config, served, tokens, faults, metrics, replays, logger, plugins }: ServiceParts) {
     this.config = config
     this.served = served
+    this.tokens = tokens
+    this.faults = faults
+    this.metrics = metrics
+    this.replays = replays
     this.logger = logger
-    let fastify!: RequestListener
-    this.server = createHttpServer(config, logger, (request, response) => {
+    this.server = createHttpServer(config, (request, response) => {
       if (this.lifecycle.closing) response.setHeader('connection', 'close')
-      if (replays === undefined || !replayed(request, response, replays, tokens, metrics)) fastify(request, response)
+      if (replays === undefined || !replayed(request, response, replays, tokens, metrics)) this.app.routing(request, response)
     })
-    ;[this.app, fastify] = buildApp({ config, served, tokens, metrics, replays, readiness: this.lifecycle, logger, server: this.server, plugins })
+    this.app = buildApp({ config, served, tokens, metrics, replays, readiness: this.lifecycle, logger, server: this.server, plugins })
   }
 
-  /** Listens on `host:port` (listen.ts), once the app is ready. */
+  /** Listens on `host:port` (front/listen.ts), once the app is ready. */
   listen (port: number, host: string): Promise<void> {
     this.#listening = (async () => {
       await this.app.ready()
@@ -71,7 +131,7 @@ export class Service {
 
   /**
    * Stops accepting, closes the idle connections and waits for the others to end, then closes
-   * Fastify and what onClose added. See shutdown.ts for the order that drops nothing before this.
+   * Fastify and what onClose added. See process/shutdown.ts for the order that drops nothing before this.
    */
   async close (): Promise<void> {
     // A socket still being bound is closed once bound, so that none outlives the service.

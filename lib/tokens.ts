@@ -4,7 +4,7 @@ import { Errors } from '@sinclair/typebox/errors'
 import { TokenList } from '../schemas/tokens.ts'
 import { fs } from './builtins.ts'
 import { headerOf } from './http/headers.ts'
-import { MESSAGES } from './api/messages.ts'
+import { MESSAGES } from './errors.ts'
 
 export class TokensError extends Error {
   constructor (file: string, problem: string) {

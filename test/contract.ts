@@ -1,35 +1,50 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import type { RouteOptions } from 'fastify'
+import fastifyPlugin from 'fastify-plugin'
+import { pino } from 'pino'
 import YAML from 'yaml'
-import { ENDPOINTS, OPTIONS_SCHEMA, OTHER_METHODS_SCHEMA } from '../lib/api/endpoints.ts'
+import { loadConfig } from '../lib/config.ts'
+import { pathEnd } from '../lib/http/target.ts'
 import type { StatusKeys } from '../lib/inventory/catalog.ts'
-import { PROBE_PATHS } from '../lib/api/probes.ts'
-import { pathPattern, routeUrls } from '../lib/api/routes.ts'
-import { Detail, Probe, SHARED_SCHEMAS } from '../schemas/api.ts'
+import { pathPattern } from '../lib/routes/endpoint.ts'
+import { API_PATHS } from '../lib/routes/paths.ts'
+import { STATUS } from '../lib/routes/status.ts'
+import { createService, load } from '../lib/service.ts'
+import { Detail, SHARED_SCHEMAS } from '../schemas/api.ts'
 
-const ROUTES = ENDPOINTS.flatMap((endpoint) => routeUrls(endpoint).map((url) => ({ endpoint, pattern: pathPattern(url) })))
+/** The routes as Fastify registers them, with their schemas: each answer is checked against its route's. */
+async function registeredRoutes (): Promise<RouteOptions[]> {
+  const routes: RouteOptions[] = []
+  const recorder = fastifyPlugin((app, _options, done) => {
+    app.addHook('onRoute', (route) => { routes.push(route) })
+    done()
+  })
+  const config = loadConfig({ METRICS: 'true' })
+  const { app } = await createService(config, await load(config), pino({ level: 'silent' }), [recorder])
+  await app.ready()
+  await app.close()
+  return routes
+}
+
+const ROUTES = (await registeredRoutes()).map((route) => ({ ...route, methods: [route.method].flat(), pattern: pathPattern(route.url) }))
 /** What any path may answer that no route declares: redirects, 404s, a refused Host, requests Node refuses. */
 const UNROUTED_STATUSES = new Set([301, 400, 404, 408, 417, 431])
-/** What Node answers before any route sees the request (see answerClientError in errors.ts). */
+/** What Node answers before any route sees the request (see clientErrorHandler in lib/plugins/errors.ts). */
 const REFUSED_BY_NODE = new Set([408, 417, 431])
 
 type Declared = TSchema | { type: 'null' } | { content: Record<string, { schema: TSchema }> }
 
 /** The schema a route declares for this answer (as its `response` says it); undefined for one without a body (a 304). */
 function declaredSchema (method: string, path: string, status: number, statusKeys: StatusKeys = 'neutral'): TSchema | undefined {
-  const route = ROUTES.find(({ pattern }) => pattern.test(path))
-  if (route !== undefined && !REFUSED_BY_NODE.has(status)) {
-    const declared = ((method === 'GET' || method === 'HEAD')
-      ? route.endpoint.schema(statusKeys).response
-      : method === 'OPTIONS' ? OPTIONS_SCHEMA.response : OTHER_METHODS_SCHEMA.response) as Record<number, Declared>
-    const response = declared[status]
-    if (response === undefined) throw new Error(`${method} ${path}: ${route.endpoint.path} declares no ${status}`)
+  const routed = method === 'HEAD' ? 'GET' : method
+  const route = ROUTES.find(({ methods, pattern }) => methods.includes(routed) && pattern.test(path))
+  const responses = (route?.url === API_PATHS.status && routed === 'GET' ? STATUS.schema(statusKeys) : route?.schema)?.response as Record<number, Declared> | undefined
+  if (route !== undefined && responses !== undefined && !REFUSED_BY_NODE.has(status)) {
+    const response = responses[status]
+    if (response === undefined) throw new Error(`${method} ${path}: ${route.url} declares no ${status}`)
     if ('content' in response) return Object.values(response.content as Record<string, { schema: TSchema }>)[0]!.schema
     return (response as { type?: string }).type === 'null' ? undefined : response as TSchema
-  }
-  if ((PROBE_PATHS as readonly string[]).includes(path)) {
-    if (status === 200 || status === 503) return Probe
-    if (status === 405) return Detail
   }
   if (UNROUTED_STATUSES.has(status)) return Detail
   throw new Error(`${method} ${path}: nothing declares a ${status}`)
@@ -41,7 +56,7 @@ function declaredSchema (method: string, path: string, status: number, statusKey
  * a body that breaks its schema fails the suite. Throws, naming the request and every problem.
  */
 export function checkAnswer (method: string, url: string, status: number, contentType: string | undefined, body: string): void {
-  const path = url.split('?', 1)[0]!
+  const path = url.slice(0, pathEnd(url))
   if (path === '/metrics' && status === 200) return
   const schema = declaredSchema(method, path, status)
   if (schema === undefined || method === 'HEAD') {

@@ -4,19 +4,22 @@ import { pino, type Logger } from 'pino'
 import type { FastifyInstance, FastifyPluginCallback, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { FAULT_PATHS, faultsPlugin } from '../lib/api/faults.ts'
-import { ApiTokens } from '../lib/tokens.ts'
 import { loadConfig } from '../lib/config.ts'
-import { Faults } from '../lib/faults/faults.ts'
-import { Catalog } from '../lib/inventory/catalog.ts'
 import { DEFAULT_PROFILE_FILE, loadProfile } from '../lib/inventory/profile.ts'
-import { Served } from '../lib/inventory/served.ts'
-import { Metrics } from '../lib/metrics.ts'
-import { Replays } from '../lib/replay/replays.ts'
-import { Service } from '../lib/service.ts'
+import type { Metrics } from '../lib/metrics.ts'
+import type { Replays } from '../lib/replay/replays.ts'
+import type { Endpoint } from '../lib/routes/endpoint.ts'
+import { OBJECT_TYPE, OBJECT_TYPE_LIST } from '../lib/routes/object-types.ts'
+import { ROOTS } from '../lib/routes/roots.ts'
+import { SCHEMA } from '../lib/routes/schema.ts'
+import { STATUS } from '../lib/routes/status.ts'
+import { createService, load, type Service } from '../lib/service.ts'
 import { SHARED_SCHEMAS } from '../schemas/api.ts'
 import type { Profile } from '../schemas/profile.ts'
 import { checkAnswer } from './contract.ts'
+
+/** Every endpoint the route modules declare. */
+export const ENDPOINTS: readonly Endpoint[] = [...ROOTS, STATUS, OBJECT_TYPE_LIST, OBJECT_TYPE, SCHEMA]
 
 /** The embedded default profile, as the service reads it. */
 export const DEFAULT_PROFILE: Profile = loadProfile(DEFAULT_PROFILE_FILE)
@@ -43,24 +46,12 @@ export interface Built {
   port: number
 }
 
-/** The service as the entry point wires it (tokens, metrics) for this environment and profile, closed when the test ends. */
+/** The service as `serve` builds it (service.ts) for this environment and profile, closed when the test ends. */
 export async function build (t: Test, { env = {}, profile = DEFAULT_PROFILE, logger = pino({ level: 'silent' }), listen = false, plugins = [] }: BuildOptions = {}): Promise<Built> {
   const config = loadConfig(env)
-  const served = new Served(new Catalog(profile))
-  const faults = config.faults === undefined ? undefined : new Faults(config.faults, FAULT_PATHS)
-  const replays = config.accessLog ? undefined : new Replays(served, config.cacheBytes, config.trustProxy !== undefined, faults)
-  const metrics = config.metrics ? new Metrics(served, replays) : undefined
-  const service = new Service({
-    config,
-    served,
-    ...(replays !== undefined && { replays }),
-    tokens: new ApiTokens(config.apiTokensFile, config.loginRequired),
-    ...(metrics !== undefined && { metrics }),
-    logger,
-    plugins: faults === undefined ? plugins : [...plugins, faultsPlugin({ faults, metrics, statusKeys: config.statusKeys })],
-  })
+  const service = await createService(config, await load(config, profile), logger, plugins)
   t.teardown(() => service.close())
-  const { app } = service
+  const { app, replays, metrics } = service
   if (!listen) return { app, service, replays, metrics, port: 0 }
   await service.listen(0, '127.0.0.1')
   return { app, service, replays, metrics, port: (service.server.address() as AddressInfo).port }

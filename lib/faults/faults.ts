@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
-import { queryOfUrl, type QueryParams } from '../reference/query.ts'
+import { queryOf } from '../http/target.ts'
+import type { QueryParams } from '../reference/query.ts'
 import { asksForFaults } from './envoy-headers.ts'
 import { readRules, type Rules } from './rules.ts'
 
@@ -52,6 +53,6 @@ export class Faults {
     const rules = this.#rules
     if (route.headers && rules.headers && asksForFaults(request.headers)) return true
     let query: QueryParams | undefined
-    return rules.matches(route.path, request.headers, () => (query ??= queryOfUrl(request.url!)))
+    return rules.matches(route.path, request.headers, () => (query ??= queryOf(request.url!)))
   }
 }

@@ -1,10 +1,11 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
-import type { Logger } from 'pino'
 import { http } from '../builtins.ts'
 import type { Config } from '../config.ts'
-import { answerClientError, refuseConnect, refuseExpectation } from '../api/errors.ts'
+import { detail, MESSAGES } from '../errors.ts'
+import type { Connection } from '../http/connection.ts'
+import { JSON_HEADERS } from '../http/headers.ts'
+import { writeRawAnswer } from '../http/raw-answer.ts'
 import { toOriginForm } from '../http/target.ts'
-import { betweenRequests, type Connection } from '../http/connection.ts'
 import { ConnectionTimeouts } from './connection-timeouts.ts'
 import { afterEarlierAnswers, counted, pipelined, released } from './pipelining.ts'
 
@@ -13,9 +14,11 @@ type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestT
 /**
  * The service's one node:http server, with the configured limits. Every answer is JSON, also
  * for what Node would otherwise answer, or drop, by itself, before there is a request for
- * Fastify to answer. A request reaches `listener` with its target in origin form (target.ts).
+ * Fastify to answer: Fastify's clientErrorHandler answers what Node cannot parse (plugins/errors.ts),
+ * this server CONNECT and an unmet Expect. A request reaches `listener` with its target in origin
+ * form (http/target.ts).
  */
-export function createHttpServer (limits: Limits, logger: Logger, listener: RequestListener): Server {
+export function createHttpServer (limits: Limits, listener: RequestListener): Server {
   const server = http.createServer({
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
@@ -41,15 +44,6 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: Requ
   // the answer. Node's own switch, set on the server as Node's tests do: it is not an option of
   // createServer.
   ;(server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Connection) => {
-    // Never err.rawPacket: the bytes read, which may hold a token, and other requests.
-    logger.debug({ code: error.code, message: error.message }, 'client error')
-    // Only between requests can what the error was found in be a request of its own; otherwise it
-    // may be the rest of an answered request, and an answer to it would be taken for the next
-    // request's (behind a proxy, another client's): the connection closes without one.
-    if (betweenRequests(socket)) answerClientError(error, socket)
-    socket.destroy()
-  })
   server.on('connection', (socket: Connection) => {
     pipelined(socket)
     idle.opened(socket)
@@ -59,7 +53,10 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: Requ
     })
   })
   // CONNECT never becomes a request: its 405 comes in its turn, after the answers read before it, and the connection closes.
-  server.on('connect', (request: IncomingMessage) => afterEarlierAnswers(request.socket, () => refuseConnect(request.socket)))
+  server.on('connect', (request: IncomingMessage) => afterEarlierAnswers(request.socket, () => {
+    writeRawAnswer(request.socket, 405, MESSAGES.methodNotAllowed('CONNECT'))
+    request.socket.destroySoon()
+  }))
   // Node writes a 100 Continue into the queue of an answer that waits behind another, and then puts
   // the answer's header block before it when its body is a Buffer: the client would read the 100
   // inside the answer. A waiting request gets its final answer alone, after which node:http closes
@@ -71,10 +68,13 @@ export function createHttpServer (limits: Limits, logger: Logger, listener: Requ
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     advertiseKeepAlive(response, limits.keepAliveTimeoutMs)
     counted(request, response)
-    refuseExpectation(request, response)
+    // An Expect header other than 100-continue: Node's 417, in JSON like every answer.
+    response.writeHead(417, { ...JSON_HEADERS, 'content-length': EXPECTATION_FAILED.length }).end(EXPECTATION_FAILED)
   })
   return server
 }
+
+const EXPECTATION_FAILED = detail(MESSAGES.expectationFailed)
 
 /** What Node's keep-alive timer gives a client beyond the timeout it advertises, so that the client closes first. */
 const KEEP_ALIVE_GRACE_MS = 1000

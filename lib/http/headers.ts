@@ -1,20 +1,30 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 
+/** Every JSON answer: the reference's Content-Type carries no charset. */
+export const JSON_HEADERS = { 'content-type': 'application/json', vary: 'Accept' } as const
+
 /** The header every answer under /api/ carries a new value of, also when replayed. */
 export const REQUEST_ID = 'x-request-id'
 export const requestId: () => string = randomUUID
 
 /**
- * The first header of this (lower-case) name, read from the raw list: cheaper than building
- * `request.headers`, and the same reading of a repeated header by Fastify and by a replay.
+ * Where a header of this (lower-case) name is in the raw list, from `from` on: its name's index, or
+ * -1. The one reader of request headers below Fastify: cheaper than building `request.headers`,
+ * and the same reading of a repeated header by Fastify and by a replay.
  */
-export function headerOf (request: IncomingMessage, name: string): string | undefined {
+export function headerIndex (request: IncomingMessage, name: string, from = 0): number {
   const raw = request.rawHeaders
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) return raw[i + 1]
+  for (let i = from; i < raw.length; i += 2) {
+    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) return i
   }
-  return undefined
+  return -1
+}
+
+/** The first header of this (lower-case) name. */
+export function headerOf (request: IncomingMessage, name: string): string | undefined {
+  const at = headerIndex(request, name)
+  return at === -1 ? undefined : request.rawHeaders[at + 1]
 }
 
 /** Whether the request's If-None-Match names this tag: `*`, or a list of tags compared weakly, as RFC 9110 says. */

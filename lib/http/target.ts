@@ -1,4 +1,6 @@
 import type { IncomingMessage } from 'node:http'
+import { parseQuery, type QueryParams } from '../reference/query.ts'
+import { headerIndex } from './headers.ts'
 
 /**
  * A request's target as every later step reads it: a path in origin form, and the one host the
@@ -41,18 +43,34 @@ export function cameAbsolute (request: Targeted): boolean {
 export function hostOf (request: Targeted): string | undefined {
   const authority = request[AUTHORITY]
   if (authority !== undefined) return authority
-  const raw = request.rawHeaders
-  let host: string | undefined
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') {
-      if (host !== undefined) return undefined
-      host = raw[i + 1]!
-    }
-  }
-  if (host === undefined) return request.httpVersion === '1.0' ? localAddressOf(request) : undefined
+  const at = headerIndex(request, 'host')
+  if (at === -1) return request.httpVersion === '1.0' ? localAddressOf(request) : undefined
+  if (headerIndex(request, 'host', at + 2) !== -1) return undefined
+  const host = request.rawHeaders[at + 1]!
   return host === '' ? localAddressOf(request) : host
 }
 
 function localAddressOf ({ socket: { localAddress, localPort } }: IncomingMessage): string {
   return (localAddress!.includes(':') ? `[${localAddress}]` : localAddress) + ':' + localPort
+}
+
+/** Where the path of a request URL ends, as Fastify's router reads it: at its first `?` or `#`. */
+export function pathEnd (url: string): number {
+  for (let i = 0; i < url.length; i++) {
+    const char = url.charCodeAt(i)
+    if (char === 0x3f || char === 0x23) return i
+  }
+  return url.length
+}
+
+/** A query as the router hands it (what follows the path's end): up to a fragment, which is never part of it. */
+export function queryText (afterPath: string): string {
+  const fragment = afterPath.indexOf('#')
+  return fragment === -1 ? afterPath : afterPath.slice(0, fragment)
+}
+
+/** The query of a request URL, parsed the reference's way. */
+export function queryOf (url: string): QueryParams {
+  const end = pathEnd(url)
+  return end === url.length ? new Map() : parseQuery(queryText(url.slice(end + 1)))
 }

@@ -1,20 +1,14 @@
 import type { AddressInfo } from 'node:net'
 import { pino } from 'pino'
-import { ApiTokens } from '../tokens.ts'
-import { ConfigError, hostProblem, loadConfig, type Config } from '../config.ts'
 import { cluster, v8 } from '../builtins.ts'
-import type { Faults } from '../faults/faults.ts'
-import { Catalog } from '../inventory/catalog.ts'
-import { loadProfile } from '../inventory/profile.ts'
-import { Served } from '../inventory/served.ts'
-import { Replays } from '../replay/replays.ts'
-import { Service } from '../service.ts'
+import { ConfigError, hostProblem, loadConfig, type Config } from '../config.ts'
+import { reservePort } from '../front/listen.ts'
+import { createService, load, type Loaded } from '../service.ts'
 import { reportListening, superviseWorkers } from './cluster.ts'
 import { warnWhenOutOfDescriptors } from './descriptors.ts'
-import { reservePort } from '../front/listen.ts'
 import { reloadOnChange } from './reload.ts'
-import { version } from './version.ts'
 import { closeOnSignal } from './shutdown.ts'
+import { version } from './version.ts'
 
 /** `serve`: configuration, profile, service, listen. Anything wrong stops here, before a port is opened. */
 export async function serve (): Promise<void> {
@@ -29,15 +23,9 @@ export async function serve (): Promise<void> {
   const logger = pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: true }))
   // Once, by the process that read the configuration first: a worker reads it again.
   if (cluster.isPrimary) for (const warning of config.warnings) logger.warn(warning)
-  let catalog: Catalog
-  let tokens: ApiTokens
-  let faults: Faults | undefined
-  const started = process.hrtime.bigint()
+  let loaded: Loaded
   try {
-    catalog = new Catalog(loadProfile(config.profile))
-    tokens = new ApiTokens(config.apiTokensFile, config.loginRequired)
-    // The faults' plugin, rules and generator are loaded only when asked for.
-    if (config.faults !== undefined) faults = new (await import('../faults/faults.ts')).Faults(config.faults, (await import('../api/faults.ts')).FAULT_PATHS)
+    loaded = await load(config)
   } catch (error) {
     return stop(error)
   }
@@ -53,27 +41,12 @@ export async function serve (): Promise<void> {
     if (config.metrics) (await import('../metrics.ts')).serveClusterMetrics()
     return superviseWorkers(config.workers, { PORT: String(port) }, config, logger)
   }
+  const { catalog, tokens, faults } = loaded
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens.count }, 'profile loaded')
   if (faults !== undefined) logger.info(faults.summary, 'faults loaded')
-
-  const served = new Served(catalog)
-  // With per-request logs on, every request goes through Fastify to be logged: nothing is replayed.
-  const replays = config.accessLog ? undefined : new Replays(served, config.cacheBytes, config.trustProxy !== undefined, faults)
-  // prom-client and ioredis cost start-up time and memory: loaded only when configured.
-  const metrics = config.metrics ? new (await import('../metrics.ts')).Metrics(served, replays) : undefined
-  metrics?.profileLoaded(Number(process.hrtime.bigint() - started) / 1e9)
-  const plugins = faults === undefined ? [] : [(await import('../api/faults.ts')).faultsPlugin({ faults, metrics, statusKeys: config.statusKeys })]
-  const service = new Service({ config, served, ...(replays !== undefined && { replays }), tokens, ...(metrics !== undefined && { metrics }), logger, plugins })
-  if (config.redisUrl !== undefined) {
-    const { pollRqWorkers } = await import('../inventory/rq-workers.ts')
-    const poll = pollRqWorkers(config.redisUrl, config.rqPollIntervalMs, logger, {
-      changed: (count) => served.setWorkerCount(count),
-      ...(metrics !== undefined && { polled: metrics.redisPoll() }),
-    })
-    service.onClose(poll.close)
-  }
+  const service = await createService(config, loaded, logger)
   closeOnSignal(service, config)
-  reloadOnChange({ config, served, tokens, faults, metrics, logger })
+  reloadOnChange(service)
   try {
     await service.listen(config.port, config.host)
   } catch (error) {
@@ -89,7 +62,7 @@ export async function serve (): Promise<void> {
     loginRequired: config.loginRequired,
     apiTokens: tokens.count,
     profile: config.profile,
-    generation: served.current.number,
+    generation: service.served.current.number,
     faults: config.faults ?? 'none',
   }, 'serving')
   collectForServing()

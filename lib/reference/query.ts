@@ -29,14 +29,6 @@ export function parseQuery (query: string): QueryParams {
   return params
 }
 
-/** The query of a request URL (what follows `?`, up to a fragment), parsed. */
-export function queryOfUrl (url: string): QueryParams {
-  const start = url.indexOf('?')
-  if (start === -1) return new Map()
-  const fragment = url.indexOf('#', start)
-  return parseQuery(url.slice(start + 1, fragment === -1 ? url.length : fragment))
-}
-
 /** The value a Django QueryDict lookup gives: the last one. */
 export function lastValue (params: QueryParams, name: string): string | undefined {
   const values = params.get(name)

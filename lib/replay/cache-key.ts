@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http'
+import { headerIndex } from '../http/headers.ts'
 import { hostOf } from '../http/target.ts'
-
-const FORWARDED = /^x-forwarded-(host|proto)$/i
 
 /**
  * What a 200 depends on besides the profile, without forwarded headers that count: the host
@@ -35,9 +34,7 @@ export function cacheKeyOf (request: IncomingMessage, trustsProxies: boolean): C
   return host === undefined ? undefined : cacheKey(host, request.url!)
 }
 
-/** Whether the request has X-Forwarded-Host or X-Forwarded-Proto, read from the raw list (`request.headers` is built on first use). */
+/** Whether the request has X-Forwarded-Host or X-Forwarded-Proto. */
 function forwarded (request: IncomingMessage): boolean {
-  const raw = request.rawHeaders
-  for (let i = 0; i < raw.length; i += 2) if (FORWARDED.test(raw[i]!)) return true
-  return false
+  return headerIndex(request, 'x-forwarded-host') !== -1 || headerIndex(request, 'x-forwarded-proto') !== -1
 }

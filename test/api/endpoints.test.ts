@@ -4,9 +4,8 @@ import type { TObject } from '@sinclair/typebox'
 import type { RouteOptions } from 'fastify'
 import fastifyPlugin from 'fastify-plugin'
 import t from 'tap'
-import { ENDPOINTS } from '../../lib/api/endpoints.ts'
-import { routeUrls } from '../../lib/api/routes.ts'
-import { API_HEADERS, BASE, build, get, inject } from '../helper.ts'
+import { routeUrls } from '../../lib/routes/endpoint.ts'
+import { API_HEADERS, BASE, ENDPOINTS, build, get, inject } from '../helper.ts'
 
 // Fastify is given compilers that build nothing (lib/schema-controller.ts): every input is read by the reference's rules.
 t.test('Fastify never loads ajv or fast-json-stringify, and answers what a schema would refuse by the reference\'s rules', async (t) => {

@@ -1,10 +1,9 @@
 import type { FastifyPluginCallback } from 'fastify'
 import fastifyPlugin from 'fastify-plugin'
 import t from 'tap'
-import { ENDPOINTS } from '../../lib/api/endpoints.ts'
-import { routeUrls } from '../../lib/api/routes.ts'
+import { routeUrls } from '../../lib/routes/endpoint.ts'
 import { Detail } from '../../schemas/api.ts'
-import { build } from '../helper.ts'
+import { ENDPOINTS, build } from '../helper.ts'
 import { exchange, parseAnswer } from '../http.ts'
 
 /** Every route template of every endpoint, as a concrete path (`:id` 7, `:format` json). */

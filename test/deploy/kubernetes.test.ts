@@ -9,7 +9,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1'
 import { ConfigMap, Service } from 'kubernetes-models/v1'
 import { loadConfig } from '../../lib/config.ts'
 import { DEFAULT_PROFILE_FILE } from '../../lib/inventory/profile.ts'
-import { PROBE_PATHS } from '../../lib/api/probes.ts'
+import { PROBE_PATHS } from '../../lib/routes/paths.ts'
 import { shutdownBudgetMs } from '../../lib/process/stopping.ts'
 import { needs } from '../programs.ts'
 

@@ -1,10 +1,9 @@
 import t from 'tap'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
-import { ENDPOINTS } from '../../lib/api/endpoints.ts'
-import { pathPattern } from '../../lib/api/routes.ts'
+import { pathPattern } from '../../lib/routes/endpoint.ts'
 import { ObjectTypePage } from '../../schemas/api.ts'
-import { assertSchema, build, get, inject, LIST } from '../helper.ts'
+import { ENDPOINTS, LIST, assertSchema, build, get, inject } from '../helper.ts'
 import { method, path, query } from '../requests.ts'
 
 // Property-based: thousands of generated requests, each checked against what must always hold.

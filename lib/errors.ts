@@ -1,4 +1,4 @@
-import { toJson } from '../reference/json.ts'
+import { toJson } from './reference/json.ts'
 
 /**
  * The catalogue of error answers: every text the reference answers with, in one place.
@@ -23,7 +23,7 @@ export const MESSAGES = {
   headersTooLarge: 'Request header fields too large.',
   requestTimeout: 'Request timeout.',
   expectationFailed: 'Expectation failed.',
-  // Injected faults (faults.ts): Django REST framework's texts, which the reference answers with.
+  // Injected faults (plugins/faults.ts): Django REST framework's texts, which the reference answers with.
   serviceUnavailable: 'Service temporarily unavailable, try again later.',
   throttled: (seconds: number) => `Request was throttled. Expected available in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`,
   /** The `error` of an injected 500, where the reference's names what stopped it. */

@@ -8,9 +8,8 @@ import type { Fault } from '../faults/rules.ts'
 import type { Catalog, StatusKeys } from '../inventory/catalog.ts'
 import type { Metrics } from '../metrics.ts'
 import type { QueryParams } from '../reference/query.ts'
-import { ENDPOINTS } from './endpoints.ts'
-import { BAD_GATEWAY_PAGE, detail, MESSAGES } from './messages.ts'
-import { PROBE_PATHS } from './probes.ts'
+import { BAD_GATEWAY_PAGE, detail, MESSAGES } from '../errors.ts'
+import { FAULT_PATHS, PROBE_PATHS, templateOf } from '../routes/paths.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,12 +17,6 @@ declare module 'fastify' {
     fault: Fault | null
   }
 }
-
-/** A route's template as the OpenAPI document writes it: `/api/extras/object-types/{id}/`. */
-const templateOf = (url: string): string => url.replace(/:(\w+)/g, '{$1}')
-
-/** The path templates a rule may name: every endpoint's, and the probes'. */
-export const FAULT_PATHS: readonly string[] = [...ENDPOINTS.map((endpoint) => templateOf(endpoint.path)), ...PROBE_PATHS]
 
 /** The kinds of injected faults, as /metrics and the log name them. */
 type FaultKind = 'delay' | 'abort' | 'reset' | 'close' | 'cut' | 'slow_body'
@@ -54,6 +47,7 @@ export function faultsPlugin ({ faults, metrics, statusKeys }: FaultsPluginOptio
   }
   return fastifyPlugin((app, _options, done) => {
     app.decorateRequest('fault', null)
+    // Every route registered after this plugin (app.ts registers it before the routes).
     app.addHook('onRoute', (route) => {
       const path = templateOf(route.url.replace(/\.:format\/?$/, '/'))
       if (!FAULT_PATHS.includes(path)) return
@@ -64,7 +58,7 @@ export function faultsPlugin ({ faults, metrics, statusKeys }: FaultsPluginOptio
       route.onSend = [...[route.onSend ?? []].flat(), bodyHook(route.url, injected)]
     })
     done()
-  })
+  }, { name: 'faults', decorators: { fastify: ['served'] } })
 }
 
 /** Draws the request's fault: waits out its delay, then aborts or breaks the connection, or lets the request go on. */

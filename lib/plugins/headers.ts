@@ -1,12 +1,7 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify'
+import fastifyPlugin from 'fastify-plugin'
+import { JSON_HEADERS, REQUEST_ID } from '../http/headers.ts'
 import { apiVersionOf, type Catalog } from '../inventory/catalog.ts'
-import { REQUEST_ID } from '../http/headers.ts'
-
-/** Every JSON answer: the reference's Content-Type carries no charset. */
-export const JSON_HEADERS = { 'content-type': 'application/json', vary: 'Accept' } as const
-
-/** The methods of every API endpoint: its Allow header, on every answer of it, errors included. */
-export const ENDPOINT_METHODS = 'GET, HEAD, OPTIONS'
 
 /** The reference's middleware: on every answer under /api/, with API-Version and a fresh X-Request-ID. */
 const SECURITY_HEADERS = [
@@ -39,12 +34,15 @@ function apiHeaders (catalog: Catalog): ReadonlyArray<readonly [string, string]>
 }
 
 /** The one place where answers get their headers: every answer Fastify sends, 200s included. */
-export function installHeaders (app: FastifyInstance): void {
-  app.addHook('onSend', (request, reply, payload, done) => {
+const headers: FastifyPluginCallback = (app, _options, done) => {
+  app.addHook('onSend', (request, reply, payload, next) => {
     setHeaders(request, reply)
-    done(null, payload)
+    next(null, payload)
   })
+  done()
 }
+
+export default fastifyPlugin(headers, { name: 'headers', decorators: { fastify: ['served'] } })
 
 /** Sets the headers of the request's answer; also for answers sent before routing, which skip onSend. */
 export function setHeaders (request: FastifyRequest, reply: FastifyReply): void {

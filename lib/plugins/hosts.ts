@@ -1,7 +1,10 @@
-import type { FastifyInstance } from 'fastify'
-import { hostOf } from '../http/target.ts'
+import type { FastifyPluginCallback } from 'fastify'
+import fastifyPlugin from 'fastify-plugin'
 import type { Config } from '../config.ts'
-import { refuseHost } from './errors.ts'
+import { detail, MESSAGES } from '../errors.ts'
+import { hostOf } from '../http/target.ts'
+
+const INVALID_HOST = detail(MESSAGES.invalidHost)
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,32 +17,41 @@ declare module 'fastify' {
   }
 }
 
-/** Every request but those of `anyHost` routes gets its base URL, or a 400 for a host we refuse or a Host header that does not count (target.ts). */
-export function installHostCheck (app: FastifyInstance, baseUrl: BaseUrlOf, trustsProxies: boolean): void {
+/**
+ * Every request but those of `anyHost` routes gets its base URL (from PUBLIC_URL or its host),
+ * or a 400 for a host that ALLOWED_HOSTS or the reference's host syntax refuses, or a Host header
+ * that does not count (http/target.ts).
+ */
+const hosts: FastifyPluginCallback<{ config: Pick<Config, 'publicUrl' | 'allowedHosts' | 'trustProxy'> }> = (app, { config }, done) => {
+  const baseUrl = baseUrlOf(config)
+  const trustsProxies = config.trustProxy !== undefined
   app.decorateRequest('baseUrl', '')
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.routeOptions.config.anyHost === true) return done()
+  app.addHook('onRequest', (request, reply, next) => {
+    if (request.routeOptions.config.anyHost === true) return next()
     const host = hostOf(request.raw)
-    if (host === undefined) return refuseHost(reply)
+    if (host === undefined) return reply.code(400).send(INVALID_HOST)
     // Fastify's host and protocol are a trusted proxy's X-Forwarded-Host and -Proto as sent; only https counts as secure.
     const base = baseUrl(trustsProxies && request.headers['x-forwarded-host'] !== undefined ? request.host : host, request.protocol === 'https' ? 'https' : 'http')
-    if (base === undefined) return refuseHost(reply)
+    if (base === undefined) return reply.code(400).send(INVALID_HOST)
     request.baseUrl = base
-    done()
+    next()
   })
+  done()
 }
+
+export default fastifyPlugin(hosts, { name: 'hosts' })
 
 /**
  * The scheme and authority (and any PUBLIC_URL path) that absolute URLs start with, from the
  * request's Host (or trusted X-Forwarded-Host) and protocol; undefined for a Host we refuse.
  */
-export type BaseUrlOf = (host: string, protocol: 'http' | 'https') => string | undefined
+type BaseUrlOf = (host: string, protocol: 'http' | 'https') => string | undefined
 
 // The reference's host syntax check: it refuses anything else even when every host is allowed,
 // which also keeps a forged Host from writing characters into links that need escaping.
 const HOST_SYNTAX = /^([a-z0-9.-]+|\[[a-f0-9]*:[a-f0-9.:]+\])(:[0-9]+)?$/i
 
-export function baseUrlOf (config: Pick<Config, 'publicUrl' | 'allowedHosts'>): BaseUrlOf {
+function baseUrlOf (config: Pick<Config, 'publicUrl' | 'allowedHosts'>): BaseUrlOf {
   const { publicUrl, allowedHosts } = config
   const allowed = (host: string) => HOST_SYNTAX.test(host) && (allowedHosts === undefined || isAllowed(host, allowedHosts))
   if (publicUrl !== undefined) {

@@ -6,9 +6,9 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../bench/image.ts'
-import { exchange, fetch, freePort } from './http.ts'
-import { reconnectingClients } from './reconnecting.ts'
-import { until } from './wait.ts'
+import { exchange, fetch, freePort } from './helpers/http.ts'
+import { reconnectingClients } from './helpers/reconnecting.ts'
+import { until } from './helpers/wait.ts'
 
 /**
  * The image as it ships, built from the Dockerfile by `.ci/image` (podman, as root: not part of

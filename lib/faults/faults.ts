@@ -13,7 +13,7 @@ interface FaultedRoute {
 /**
  * The faults of FAULTS: the rules read from the file (again on reload), and the routes they
  * may apply to, by the template Fastify routes them with (`/api/status.:format` is
- * `/api/status/`). Faults are drawn in Fastify (api/faults.ts); a replay asks `mayApply` first.
+ * `/api/status/`). Faults are drawn in Fastify (plugins/faults.ts); a replay asks `mayApply` first.
  */
 export class Faults {
   readonly file: string

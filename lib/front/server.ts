@@ -40,7 +40,7 @@ export function createHttpServer (limits: Limits, listener: RequestListener): Se
   server.keepAliveTimeout = 0
   // A client that half-closes after its request (an HTTP/1.0 probe, a script) gets its answer
   // also when it is not written at once (an answer that waits for a promise, not an injected
-  // delay: lib/api/faults.ts), and then the connection closes; node:http would otherwise drop
+  // delay: lib/plugins/faults.ts), and then the connection closes; node:http would otherwise drop
   // the answer. Node's own switch, set on the server as Node's tests do: it is not an option of
   // createServer.
   ;(server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true

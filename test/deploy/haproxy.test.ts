@@ -3,10 +3,10 @@ import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { Agent } from 'node:http'
 import { connect } from 'node:net'
-import { fetch, freePort } from '../http.ts'
-import { start, type Service } from '../service.ts'
-import { until } from '../wait.ts'
-import { needs } from '../programs.ts'
+import { fetch, freePort } from '../helpers/http.ts'
+import { start, type Service } from '../helpers/process.ts'
+import { until } from '../helpers/wait.ts'
+import { needs } from '../helpers/programs.ts'
 
 // A real HAProxy (Debian's package; .ci/run installs it) with deploy/haproxy/haproxy.cfg in front
 // of two replicas of the service: a rolling restart under keep-alive load drops nothing.

@@ -11,7 +11,7 @@ import { loadConfig } from '../../lib/config.ts'
 import { DEFAULT_PROFILE_FILE } from '../../lib/inventory/profile.ts'
 import { PROBE_PATHS } from '../../lib/routes/paths.ts'
 import { shutdownBudgetMs } from '../../lib/process/stopping.ts'
-import { needs } from '../programs.ts'
+import { needs } from '../helpers/programs.ts'
 
 // deploy/kubernetes, built offline by `kubectl kustomize` with no flags, as `kubectl apply -k`
 // builds it, checked against the Kubernetes API schemas and the service's own configuration.

@@ -45,10 +45,24 @@ t.test('every link and reference in the docs leads somewhere', async (t) => {
   t.same(DOCS.flatMap((file) => broken(file, readFileSync(join(ROOT, file), 'utf8'))), [])
 })
 
-t.test('every file and section that lib/\'s comments point at exists', async (t) => {
+/** Every module of lib/ by its name, and by its path under lib/. */
+const MODULES = new Set(SOURCES.flatMap((file) => [file.slice('lib/'.length), file.slice(file.lastIndexOf('/') + 1)]))
+
+/** A module a comment names by its path under lib/ (`front/server.ts`) or its own name (`cache.ts`) that is not there. */
+function unknownModules (file: string, text: string, firstLine: number): string[] {
+  const at = (index: number) => `${file}:${firstLine + text.slice(0, index).split('\n').length - 1}`
+  return [...text.matchAll(/(?<![\w/.-])((?:[\w-]+\/)*[\w-]+\.(?:ts|mjs))(?![\w/])/g)]
+    .filter((match) => !match[1]!.startsWith('lib/') && !/^(test|bench|schemas)\//.test(match[1]!) && !MODULES.has(match[1]!))
+    .map((match) => `${at(match.index)}: ${match[1]}: no such module in lib/`)
+}
+
+t.test('every file, module and section that lib/\'s comments point at exists', async (t) => {
   const comments = (file: string) => {
     const text = readFileSync(join(ROOT, file), 'utf8')
-    return [...text.matchAll(/\/\/.*$|\/\*[^]*?\*\//gm)].flatMap((match) => broken(file, match[0], text.slice(0, match.index).split('\n').length))
+    return [...text.matchAll(/\/\/.*$|\/\*[^]*?\*\//gm)].flatMap((match) => {
+      const line = text.slice(0, match.index).split('\n').length
+      return [...broken(file, match[0], line), ...unknownModules(file, match[0], line)]
+    })
   }
   t.same(SOURCES.flatMap(comments), [])
 })

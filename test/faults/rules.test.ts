@@ -5,7 +5,7 @@ import { FAULT_PATHS } from '../../lib/routes/paths.ts'
 import { Draws } from '../../lib/faults/draws.ts'
 import { headerFaults, MAX_HEADER_DELAY_MS } from '../../lib/faults/envoy-headers.ts'
 import { readRules, Rules } from '../../lib/faults/rules.ts'
-import { command } from '../service.ts'
+import { command } from '../helpers/process.ts'
 
 const NO_QUERY = () => new Map<string, string[]>()
 

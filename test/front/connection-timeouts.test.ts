@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { Connection } from '../../lib/http/connection.ts'
 import { ConnectionTimeouts } from '../../lib/front/connection-timeouts.ts'
-import { until } from '../wait.ts'
+import { until } from '../helpers/wait.ts'
 
 /**
  * A connection as the sweeps read it: between requests unless it has an answer being written

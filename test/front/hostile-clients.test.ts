@@ -7,11 +7,11 @@ import { createServer as createHttpServer } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { MAX_WAITING_ANSWERS, MAX_WAITING_ANSWERS_IN_PROCESS } from '../../lib/front/pipelining.ts'
-import { brokenRedis, ENDLESS } from '../broken-redis.ts'
-import { fetch } from '../http.ts'
-import { readings, urlWith } from '../token-urls.ts'
-import { command, logged, start, type Service } from '../service.ts'
-import { until } from '../wait.ts'
+import { brokenRedis, ENDLESS } from '../helpers/broken-redis.ts'
+import { fetch } from '../helpers/http.ts'
+import { readings, urlWith } from '../helpers/token-urls.ts'
+import { command, logged, start, type Service } from '../helpers/process.ts'
+import { until } from '../helpers/wait.ts'
 
 // Clients that mean harm, over raw sockets, against the service as a process with the heap limit of
 // the Kubernetes deployment. One case per finding; each asserts what must hold for any client:

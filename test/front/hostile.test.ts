@@ -3,8 +3,8 @@ import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import { pathPattern } from '../../lib/routes/endpoint.ts'
 import { ObjectTypePage } from '../../schemas/api.ts'
-import { ENDPOINTS, LIST, assertSchema, build, get, inject } from '../helper.ts'
-import { method, path, query } from '../requests.ts'
+import { ENDPOINTS, LIST, assertSchema, build, get, inject } from '../helpers/build.ts'
+import { method, path, query } from '../helpers/requests.ts'
 
 // Property-based: thousands of generated requests, each checked against what must always hold.
 interface Item { id: number, url: string, display: string, app_label: string, model: string }

@@ -3,8 +3,8 @@ import { once } from 'node:events'
 import { writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
-import { build } from '../helper.ts'
-import { DEADLINE_MS, raw as exchange } from '../http.ts'
+import { build } from '../helpers/build.ts'
+import { DEADLINE_MS, raw as exchange } from '../helpers/http.ts'
 
 const LIMITS = { HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '500', MAX_HEADER_SIZE: '2048' }
 

@@ -6,9 +6,9 @@ import { Agent } from 'node:http'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ACCEPTORS } from '../../lib/front/listen.ts'
-import { fetch, raw } from '../http.ts'
-import { logged, run, start, workerPids } from '../service.ts'
-import { until } from '../wait.ts'
+import { fetch, raw } from '../helpers/http.ts'
+import { logged, run, start, workerPids } from '../helpers/process.ts'
+import { until } from '../helpers/wait.ts'
 
 /** The listening sockets on this TCP port, by inode, from the kernel's own tables. */
 function listeningSockets (port: number): string[] {

@@ -3,8 +3,8 @@ import autocannon from 'autocannon'
 import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { needs } from '../programs.ts'
-import { start } from '../service.ts'
+import { needs } from '../helpers/programs.ts'
+import { start } from '../helpers/process.ts'
 
 // Load generators that pipeline, as load testers run them, against the service with the Kubernetes
 // heap: every request they send is answered, without one error, at any depth.

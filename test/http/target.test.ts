@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { build } from '../helper.ts'
-import { exchange, raw } from '../http.ts'
+import { build } from '../helpers/build.ts'
+import { exchange, raw } from '../helpers/http.ts'
 
 t.test('on IPv6, a request whose Host is empty is for the bracketed address it reached, and is kept under it', async (t) => {
   const { service, replays } = await build(t)

@@ -10,9 +10,9 @@ import { capture, CaptureError } from '../../lib/inventory/capture.ts'
 import { captureCommand } from '../../lib/process/capture.ts'
 import { help } from '../../lib/process/help.ts'
 import type { ProfileObjectType } from '../../schemas/profile.ts'
-import { DEFAULT_PROFILE } from '../helper.ts'
-import { askAlone, exchange, freePort } from '../http.ts'
-import { command, run, start } from '../service.ts'
+import { DEFAULT_PROFILE } from '../helpers/build.ts'
+import { askAlone, exchange, freePort } from '../helpers/http.ts'
+import { command, run, start } from '../helpers/process.ts'
 
 const TOKEN = '0123456789abcdef0123456789abcdef01234567'
 const { plugins } = DEFAULT_PROFILE.status

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Catalog } from '../../lib/inventory/catalog.ts'
-import { DEFAULT_PROFILE } from '../helper.ts'
+import { DEFAULT_PROFILE } from '../helpers/build.ts'
 
 t.test('a catalog keeps the renderings of its items for the last 8 url prefixes and tails', async (t) => {
   const catalog = new Catalog(DEFAULT_PROFILE)

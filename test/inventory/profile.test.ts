@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DEFAULT_PROFILE_FILE, loadProfile } from '../../lib/inventory/profile.ts'
-import { DEFAULT_PROFILE } from '../helper.ts'
+import { DEFAULT_PROFILE } from '../helpers/build.ts'
 
 t.test('the embedded default profile is the reference data, as is', async (t) => {
   // The SHA-256 of the reference's default-inventory.json, byte for byte: the repository stands alone.

@@ -7,10 +7,10 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../../bench/image.ts'
-import { exchange, fetch, freePort } from '../http.ts'
-import { reconnectingClients } from '../reconnecting.ts'
-import { command, logged, start } from '../service.ts'
-import { until } from '../wait.ts'
+import { exchange, fetch, freePort } from '../helpers/http.ts'
+import { reconnectingClients } from '../helpers/reconnecting.ts'
+import { command, logged, start } from '../helpers/process.ts'
+import { until } from '../helpers/wait.ts'
 
 /**
  * What ships is not the source but the bundle `npm run bundle` makes of it (dist/service): the

@@ -6,9 +6,9 @@ import { Agent } from 'node:http'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { STOPPED_AT_ONCE } from '../../lib/process/stopping.ts'
-import { fetch } from '../http.ts'
-import { childEnv, logged, run, start, TYPESCRIPT, workerPids } from '../service.ts'
-import { until } from '../wait.ts'
+import { fetch } from '../helpers/http.ts'
+import { childEnv, logged, run, start, TYPESCRIPT, workerPids } from '../helpers/process.ts'
+import { until } from '../helpers/wait.ts'
 
 const PRIMARY = new URL('../fixtures/supervise.ts', import.meta.url).pathname
 

@@ -4,7 +4,7 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { STOPPED_AT_ONCE } from '../../lib/process/stopping.ts'
-import { logged, start } from '../service.ts'
+import { logged, start } from '../helpers/process.ts'
 
 // However a stop ends, the last line on stdout says so (`stopped: …`), and it is the latest: 25
 // real stops, five in each way a stop can end, five at a time.

@@ -4,10 +4,10 @@ import { Agent } from 'node:http'
 import { join } from 'node:path'
 import { Catalog } from '../../lib/inventory/catalog.ts'
 import type { Profile } from '../../schemas/profile.ts'
-import { build, DEFAULT_PROFILE, get } from '../helper.ts'
-import { askAlone, fetch as send } from '../http.ts'
-import { logged, start } from '../service.ts'
-import { until } from '../wait.ts'
+import { build, DEFAULT_PROFILE, get } from '../helpers/build.ts'
+import { askAlone, fetch as send } from '../helpers/http.ts'
+import { logged, start } from '../helpers/process.ts'
+import { until } from '../helpers/wait.ts'
 
 const OTHER: Profile = {
   status: { ...DEFAULT_PROFILE.status, 'service-version': '9.9.9', plugins: {} },

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { reconnectingClients } from '../reconnecting.ts'
+import { reconnectingClients } from '../helpers/reconnecting.ts'
 import { STOPPED_AT_ONCE } from '../../lib/process/stopping.ts'
-import { logged, start } from '../service.ts'
+import { logged, start } from '../helpers/process.ts'
 
 // Shutdown under the load of keep-alive clients that connect again as soon as a connection
 // closes (HTTP client pools, load balancers' back-end pools): every request written to a

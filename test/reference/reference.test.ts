@@ -1,8 +1,8 @@
 import t from 'tap'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { build, DEFAULT_PROFILE } from '../helper.ts'
-import { exchange, parseAnswer, raw, type Reply } from '../http.ts'
+import { build, DEFAULT_PROFILE } from '../helpers/build.ts'
+import { exchange, parseAnswer, raw, type Reply } from '../helpers/http.ts'
 
 // The reference's behaviour beyond the specification's examples (docs/behaviour.md), over a real socket: each
 // request is sent three times, so the first answers come from Fastify and the last from the

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import t from 'tap'
 import { ENTRY_OVERHEAD_BYTES, ResponseCache, type Kept } from '../../lib/replay/cache.ts'
 import { cacheKey, type CacheKey } from '../../lib/replay/cache-key.ts'
-import { build, get } from '../helper.ts'
+import { build, get } from '../helpers/build.ts'
 
 const KEY = cacheKey('inventory.test', '/api/extras/object-types/?limit=50&offset=50')
 /** A key of this URL and no Host: what the cache counts of it is the URL's length. */

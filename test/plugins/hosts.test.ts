@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { API_HEADERS, build, inject } from '../helper.ts'
+import { API_HEADERS, build, inject } from '../helpers/build.ts'
 
 const firstPage = async (app: FastifyInstance, headers: Record<string, string>, remoteAddress = '127.0.0.1') =>
   inject(app, { method: 'GET', url: '/api/extras/object-types/?limit=1&offset=1', headers, remoteAddress })

@@ -6,9 +6,9 @@ import { connect, type AddressInfo } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { fetch, raw } from '../http.ts'
-import { childEnv, command, run, start, TYPESCRIPT } from '../service.ts'
-import { until } from '../wait.ts'
+import { fetch, raw } from '../helpers/http.ts'
+import { childEnv, command, run, start, TYPESCRIPT } from '../helpers/process.ts'
+import { until } from '../helpers/wait.ts'
 
 const get = (port: number, path: string) => fetch(port, path)
 

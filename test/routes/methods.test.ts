@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Socket } from 'node:net'
-import { API_HEADERS, BASE, build, get, inject } from '../helper.ts'
+import { API_HEADERS, BASE, build, get, inject } from '../helpers/build.ts'
 
 const PATHS = {
   '/api/status/': 'Status',

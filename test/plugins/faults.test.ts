@@ -1,14 +1,14 @@
 import t, { type Test } from 'tap'
-import { needs } from '../programs.ts'
+import { needs } from '../helpers/programs.ts'
 import { execFile } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pino } from 'pino'
 import { FAULT_PATHS } from '../../lib/routes/paths.ts'
 import { checkFaults } from '../../lib/faults/rules.ts'
-import { build, DEFAULT_PROFILE } from '../helper.ts'
-import { askAlone, DEADLINE_MS, exchange, parseAnswer } from '../http.ts'
-import { start } from '../service.ts'
+import { build, DEFAULT_PROFILE } from '../helpers/build.ts'
+import { askAlone, DEADLINE_MS, exchange, parseAnswer } from '../helpers/http.ts'
+import { start } from '../helpers/process.ts'
 
 /** A faults file in the test's folder. */
 function faultsFile (t: Test, faults: unknown): string {

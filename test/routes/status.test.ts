@@ -1,7 +1,7 @@
 import t from 'tap'
 import { ReferenceStatus, Status } from '../../schemas/api.ts'
 import type { Profile } from '../../schemas/profile.ts'
-import { API_HEADERS, assertSchema, build, DEFAULT_PROFILE, get } from '../helper.ts'
+import { API_HEADERS, assertSchema, build, DEFAULT_PROFILE, get } from '../helpers/build.ts'
 
 const DEFAULT_STATUS =
   '{"framework-version":"5.2.8","installed-apps":{"django_filters":"25.1","django_prometheus":"2.3.1",' +

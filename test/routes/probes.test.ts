@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Probe } from '../../schemas/api.ts'
-import { assertSchema, build, inject } from '../helper.ts'
+import { assertSchema, build, inject } from '../helpers/build.ts'
 
 const PROBE_HEADERS = { 'content-type': 'application/json', vary: 'Accept' }
 

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream'
 import type { FastifyBaseLogger, FastifyPluginCallback, FastifyReply, LightMyRequestResponse, RouteShorthandOptions } from 'fastify'
 import fastifyPlugin from 'fastify-plugin'
 import { pino } from 'pino'
-import { build, get } from '../helper.ts'
+import { build, get } from './helpers/build.ts'
 
 /** A pino destination that keeps the lines written to it. */
 function logSink (): { lines: string[], sink: Writable } {

@@ -5,7 +5,7 @@ import type { RouteOptions } from 'fastify'
 import fastifyPlugin from 'fastify-plugin'
 import t from 'tap'
 import { routeUrls } from '../../lib/routes/endpoint.ts'
-import { API_HEADERS, BASE, ENDPOINTS, build, get, inject } from '../helper.ts'
+import { API_HEADERS, BASE, ENDPOINTS, build, get, inject } from '../helpers/build.ts'
 
 // Fastify is given compilers that build nothing (lib/schema-controller.ts): every input is read by the reference's rules.
 t.test('Fastify never loads ajv or fast-json-stringify, and answers what a schema would refuse by the reference\'s rules', async (t) => {

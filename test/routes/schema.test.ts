@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { Ajv } from 'ajv'
 import t from 'tap'
 import YAML from 'yaml'
-import { API_HEADERS, build, get, inject } from '../helper.ts'
+import { API_HEADERS, build, get, inject } from '../helpers/build.ts'
 
 /**
  * The reference's own OpenAPI document (from its 4.2 release; these paths are the same up to

@@ -9,7 +9,7 @@ import { join } from 'node:path'
  * failed and were skipped, so that a long run ends with its verdict. A file that did not finish
  * counts as failed.
  */
-const ROOT = new URL('..', import.meta.url).pathname
+const ROOT = new URL('../..', import.meta.url).pathname
 const files = readdirSync(join(ROOT, 'test'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.test.ts')).sort()
 let passed = 0
 let failed = 0

@@ -1,10 +1,10 @@
 import type { FastifyPluginCallback } from 'fastify'
 import fastifyPlugin from 'fastify-plugin'
 import t from 'tap'
-import { routeUrls } from '../../lib/routes/endpoint.ts'
-import { Detail } from '../../schemas/api.ts'
-import { ENDPOINTS, build } from '../helper.ts'
-import { exchange, parseAnswer } from '../http.ts'
+import { routeUrls } from '../lib/routes/endpoint.ts'
+import { Detail } from '../schemas/api.ts'
+import { ENDPOINTS, build } from './helpers/build.ts'
+import { exchange, parseAnswer } from './helpers/http.ts'
 
 /** Every route template of every endpoint, as a concrete path (`:id` 7, `:format` json). */
 const PATHS = ENDPOINTS.flatMap((endpoint) => routeUrls(endpoint)).map((url) => url.replace(':id', '7').replace(':format', 'json'))

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Catalog } from '../../lib/inventory/catalog.ts'
-import { build, DEFAULT_PROFILE, get, inject } from '../helper.ts'
-import { exchange } from '../http.ts'
+import { build, DEFAULT_PROFILE, get, inject } from '../helpers/build.ts'
+import { exchange } from '../helpers/http.ts'
 
 const sample = (text: string, line: string) => new RegExp(`^${line.replace(/[{}()[\].+*?^$|\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]
 

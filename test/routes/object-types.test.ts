@@ -1,8 +1,8 @@
 import t from 'tap'
 import { ObjectType, ObjectTypePage } from '../../schemas/api.ts'
 import type { Profile } from '../../schemas/profile.ts'
-import { API_HEADERS, assertSchema, BASE, build, DEFAULT_PROFILE, get, LIST } from '../helper.ts'
-import { raw } from '../http.ts'
+import { API_HEADERS, assertSchema, BASE, build, DEFAULT_PROFILE, get, LIST } from '../helpers/build.ts'
+import { raw } from '../helpers/http.ts'
 
 // The served order, worked out independently (Python: sorted by app_label, display.lower(), model).
 const ORDER = [23, 5, 6, 24, 137, 138, 25, 26, 27, 28, 2, 143, 144, 145, 7, 16, 17, 18, 19, 20, 21, 136, 22, 29, 30,

@@ -1,13 +1,13 @@
 import type { FastifyPluginCallback } from 'fastify'
 import fastifyPlugin from 'fastify-plugin'
 import t from 'tap'
-import { routeUrls } from '../lib/routes/endpoint.ts'
 import { Detail } from '../schemas/api.ts'
-import { ENDPOINTS, build } from './helpers/build.ts'
+import { build } from './helpers/build.ts'
+import { ROUTES } from './helpers/contract.ts'
 import { exchange, parseAnswer } from './helpers/http.ts'
 
-/** Every route template of every endpoint, as a concrete path (`:id` 7, `:format` json). */
-const PATHS = ENDPOINTS.flatMap((endpoint) => routeUrls(endpoint)).map((url) => url.replace(':id', '7').replace(':format', 'json'))
+/** Every GET route of the API as Fastify registered it, as a concrete path (`:id` 7, `:format` json). */
+const PATHS = ROUTES.filter((route) => route.methods.includes('GET') && route.url.startsWith('/api/')).map((route) => route.url.replace(':id', '7').replace(':format', 'json'))
 const GET = (path: string, headers = '') => `GET ${path} HTTP/1.1\r\nHost: inventory.test\r\n${headers}\r\n`
 
 t.test('a plugin\'s onSend headers are on the first answer and on every replay of every endpoint, 304s and HEADs included', async (t) => {

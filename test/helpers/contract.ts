@@ -27,7 +27,8 @@ async function registeredRoutes (): Promise<RouteOptions[]> {
   return routes
 }
 
-const ROUTES = (await registeredRoutes()).map((route) => ({ ...route, methods: [route.method].flat(), pattern: pathPattern(route.url) }))
+/** The routes as Fastify registered them, each with its methods and a matcher of its concrete paths. */
+export const ROUTES = (await registeredRoutes()).map((route) => ({ ...route, methods: [route.method].flat(), pattern: pathPattern(route.url) }))
 /** What any path may answer that no route declares: redirects, 404s, a refused Host, requests Node refuses. */
 const UNROUTED_STATUSES = new Set([301, 400, 404, 408, 417, 431])
 /** What Node answers before any route sees the request (see clientErrorHandler in lib/plugins/errors.ts). */

@@ -6,7 +6,8 @@
  * most memory under load, the last cases being 1000 connections of new queries and of a list of
  * new queries sent over and over. With `--against <git revision>`, that revision's build of the
  * service is measured too on the uncached cases, in the same rounds (the three servers in turn),
- * beside this one round by round. Prints figures; asserts nothing.
+ * beside this one round by round, and its start-up and idle memory beside this one's. Prints
+ * figures; asserts nothing.
  *
  *   npm run bench [-- --rounds 5 --seconds 5 --connections 50 --starts 5 --only status --metrics --node <binary> --against <revision>]
  */
@@ -149,7 +150,11 @@ const beside = (ours: number, theirs: number, unit: string, digits = 1) =>
 
 async function main (): Promise<void> {
   const previousBuild = options.against === undefined ? undefined : buildRevision(options.against)
-  const starts = await startsAndIdle(options.node, SERVICE_PORT, { service: SERVICE, bare: [...IMAGE_NODE_FLAGS, ...BARE_SERVER] }, Number(options.starts))
+  const starts = await startsAndIdle(options.node, SERVICE_PORT, {
+    service: SERVICE,
+    bare: [...IMAGE_NODE_FLAGS, ...BARE_SERVER],
+    ...(previousBuild !== undefined && { previous: previousBuild }),
+  }, Number(options.starts))
   const service = startService()
   await waitFor200(service, SERVICE_PORT, '/api/status/')
 
@@ -175,6 +180,9 @@ async function main (): Promise<void> {
   console.log(`bare: a bare node:http server, writing a constant for start-up and idle memory (${options.starts} starts each, alternating, medians), the service's bytes for the rest`)
   console.log(`start-up to first 200: ${beside(median(starts.service!.startup), median(starts.bare!.startup), 'ms', 0)}`)
   console.log(`RSS idle after the first answers: ${beside(median(starts.service!.idle), median(starts.bare!.idle), 'MiB')}`)
+  if (starts.previous !== undefined) {
+    console.log(`beside ${options.against}: start-up ${beside(median(starts.service!.startup), median(starts.previous.startup), 'ms', 0)}; RSS idle ${beside(median(starts.service!.idle), median(starts.previous.idle), 'MiB')}`)
+  }
   console.log(`${MANY} idle keep-alive connections: ${beside(connections, bareConnections, 'MiB')} (${(connections * 1024 / MANY).toFixed(1)} and ${(bareConnections * 1024 / MANY).toFixed(1)} KiB each)`)
   for (const path of Object.values(CASES)) {
     load({ port: SERVICE_PORT, path, seconds: 1, connections: CONNECTIONS, core: '0' })

@@ -2,6 +2,8 @@ import cluster from 'node:cluster'
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Served } from './inventory/served.ts'
 import type { Replays } from './replay/replays.ts'
+import { templateOf } from './routes/paths.ts'
+import { version } from './version.ts'
 
 /**
  * The statuses the service answers with by itself, each its own label value; any other (what an
@@ -11,10 +13,14 @@ import type { Replays } from './replay/replays.ts'
 const OWN_STATUSES = new Set([200, 301, 304, 400, 403, 404, 405, 408, 417, 429, 431, 500, 502, 503])
 const statusLabel = (status: number): number | string => OWN_STATUSES.has(status) ? status : `${Math.floor(status / 100)}xx`
 
+/** What a reload reloads, and how it ended. */
+export type Reloaded = 'profile' | 'tokens' | 'faults'
+
 /**
- * The Prometheus metrics of METRICS=true: requests by route template and status, their
- * latency, the faults injected, the profile being served, the response cache, Node's process
- * metrics and, with REDIS_URL, the last Redis poll.
+ * The Prometheus metrics of METRICS=true: requests by route (as the OpenAPI document and the
+ * faults file write it, `/api/extras/object-types/{id}/`) and status, their latency, the faults
+ * injected, the versions and readiness of the process, the profile being served and its reloads,
+ * the response cache, Node's process metrics and, with REDIS_URL, the last Redis poll.
  */
 export class Metrics {
   readonly registry = new Registry()
@@ -40,6 +46,16 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  readonly #reloads = new Counter({
+    name: 'inventory_reloads_total',
+    help: 'Reloads of the profile, the tokens file or the faults file (SIGHUP, or a change to the file), by what was reloaded and whether it was taken (ok) or refused and the one in use kept (failed).',
+    labelNames: ['file', 'result'],
+    registers: [this.registry],
+  })
+
+  /** Each route's label, made when the route is first counted. */
+  readonly #routeLabels = new Map<string, string>()
+
   readonly #profileLoad = new Gauge({
     name: 'inventory_profile_load_seconds',
     aggregator: 'max',
@@ -47,8 +63,33 @@ export class Metrics {
     registers: [this.registry],
   })
 
-  /** `replays`: the answers kept to be replayed, whose cache is reported; undefined when nothing is (ACCESS_LOG). */
-  constructor (served: Served, replays: Replays | undefined) {
+  /**
+   * `replays`: the answers kept to be replayed, whose cache is reported; undefined when nothing is
+   * (ACCESS_LOG). `readiness`: whether the process takes traffic, false from the shutdown signal on.
+   */
+  constructor (served: Served, replays: Replays | undefined, readiness: { readonly ready: boolean }) {
+    let reported = ''
+    this.registry.registerMetric(new Gauge({
+      name: 'inventory_build_info',
+      aggregator: 'max',
+      help: 'Always 1: the service\'s version, the version of the inventory service its profile stands in for, and Node\'s.',
+      labelNames: ['version', 'service_version', 'node_version'],
+      registers: [],
+      collect () {
+        const labels = { version: version(), service_version: served.current.catalog.profile.status['service-version'], node_version: process.version }
+        // A reload may bring another profile version: only the one served is reported.
+        if (labels.service_version !== reported) this.reset()
+        reported = labels.service_version
+        this.set(labels, 1)
+      },
+    }))
+    this.registry.registerMetric(new Gauge({
+      name: 'inventory_ready',
+      aggregator: 'min',
+      help: 'Whether the process takes traffic (1), or drains on its way out (0), as /readyz answers.',
+      registers: [],
+      collect () { this.set(readiness.ready ? 1 : 0) },
+    }))
     this.registry.registerMetric(new Gauge({
       name: 'inventory_profile_generation',
       aggregator: 'max',
@@ -99,15 +140,22 @@ export class Metrics {
     }))
   }
 
-  /** One answer: `route` is the route's template (`/api/extras/object-types/:id/`), or `unmatched`. */
+  /** One answer: `route` is Fastify's route (`/api/extras/object-types/:id/`), or `unmatched`. */
   answered (route: string, method: string, status: number, seconds: number): void {
-    this.#requests.inc({ route, method, status: statusLabel(status) })
-    this.#duration.observe({ route }, seconds)
+    let label = this.#routeLabels.get(route)
+    if (label === undefined) this.#routeLabels.set(route, label = templateOf(route))
+    this.#requests.inc({ route: label, method, status: statusLabel(status) })
+    this.#duration.observe({ route: label }, seconds)
   }
 
-  /** One fault injected into an answer of a route (its template). */
+  /** One reload of a file, taken or refused. */
+  reloaded (file: Reloaded, ok: boolean): void {
+    this.#reloads.inc({ file, result: ok ? 'ok' : 'failed' })
+  }
+
+  /** One fault injected into an answer of a route (Fastify's). */
   faultInjected (route: string, kind: string): void {
-    this.#faults.inc({ route, kind })
+    this.#faults.inc({ route: templateOf(route), kind })
   }
 
   /** The text of a scrape: this process's figures, or under WORKERS > 1 the whole service's (a scrape reaches one worker). */

@@ -45,12 +45,13 @@ export async function load (config: Config, profile?: Profile): Promise<Loaded> 
  */
 export async function createService (config: Config, { catalog, tokens, faults, seconds }: Loaded, logger: Logger, plugins: readonly FastifyPluginCallback[] = []): Promise<Service> {
   const served = new Served(catalog)
+  const lifecycle = new Lifecycle()
   // With per-request logs on, every request goes through Fastify to be logged: nothing is replayed.
   const replays = config.accessLog ? undefined : new Replays(served, config.cacheBytes, config.trustProxy !== undefined, faults)
-  const metrics = config.metrics ? new (await import('./metrics.ts')).Metrics(served, replays) : undefined
+  const metrics = config.metrics ? new (await import('./metrics.ts')).Metrics(served, replays, lifecycle) : undefined
   metrics?.profileLoaded(seconds)
   const faultsPlugin = faults === undefined ? [] : [(await import('./plugins/faults.ts')).faultsPlugin({ faults, metrics, statusKeys: config.statusKeys })]
-  const service = new Service({ config, served, tokens, faults, metrics, replays, logger, plugins: [...plugins, ...faultsPlugin] })
+  const service = new Service({ config, served, tokens, faults, metrics, replays, lifecycle, logger, plugins: [...plugins, ...faultsPlugin] })
   if (config.redisUrl !== undefined) {
     const { pollRqWorkers } = await import('./inventory/rq-workers.ts')
     const poll = pollRqWorkers(config.redisUrl, config.rqPollIntervalMs, logger, {
@@ -74,6 +75,8 @@ interface ServiceParts {
   metrics: Metrics | undefined
   /** Where Fastify's 200s are kept and replayed from; none with ACCESS_LOG, which logs every request. */
   replays: Replays | undefined
+  /** Where the process is on its way out. */
+  lifecycle: Lifecycle
   logger: Logger
   /** Fastify plugins, registered before the routes (app.ts). */
   plugins: readonly FastifyPluginCallback[]
@@ -94,19 +97,20 @@ export class Service {
   readonly metrics: Metrics | undefined
   readonly replays: Replays | undefined
   readonly logger: Logger
-  readonly lifecycle = new Lifecycle()
+  readonly lifecycle: Lifecycle
   readonly app: FastifyInstance
   readonly server: Server
   #listening: Promise<void> | undefined
   readonly #onClose: Array<() => Promise<void>> = []
 
-  constructor ({ config, served, tokens, faults, metrics, replays, logger, plugins }: ServiceParts) {
+  constructor ({ config, served, tokens, faults, metrics, replays, lifecycle, logger, plugins }: ServiceParts) {
     this.config = config
     this.served = served
     this.tokens = tokens
     this.faults = faults
     this.metrics = metrics
     this.replays = replays
+    this.lifecycle = lifecycle
     this.logger = logger
     this.server = createHttpServer(config, (request, response) => {
       if (this.lifecycle.closing) response.setHeader('connection', 'close')

@@ -3,7 +3,7 @@ import { COMMANDS, wrongUsage } from './command.ts'
 import { help } from './help.ts'
 import { serve } from './serve.ts'
 import { validateCommand } from './validate.ts'
-import { version } from './version.ts'
+import { version } from '../version.ts'
 
 /**
  * Runs the command a command line names: `serve` (the default) starts the service; `capture`

@@ -7,7 +7,7 @@ import type { Faults } from '../faults/faults.ts'
 import { Catalog } from '../inventory/catalog.ts'
 import { loadProfile } from '../inventory/profile.ts'
 import type { Served } from '../inventory/served.ts'
-import type { Metrics } from '../metrics.ts'
+import type { Metrics, Reloaded } from '../metrics.ts'
 
 /** Editors and deploy tools write a file in several steps: reload once they have been quiet this long. */
 const SETTLE_MS = 100
@@ -27,6 +27,7 @@ interface Reloadable {
  * runs). Whatever fails validation is logged and what is in use stays.
  */
 export function reloadOnChange ({ config, served, tokens, faults, metrics, logger }: Reloadable): void {
+  const reloaded = (file: Reloaded, ok: boolean) => metrics?.reloaded(file, ok)
   const reloadProfile = () => {
     const started = process.hrtime.bigint()
     try {
@@ -34,8 +35,10 @@ export function reloadOnChange ({ config, served, tokens, faults, metrics, logge
       const loadMs = Number(process.hrtime.bigint() - started) / 1e6
       metrics?.profileLoaded(loadMs / 1000)
       logger.info({ generation: generation.number, objectTypes: generation.catalog.items.length, loadMs }, 'profile reloaded')
+      reloaded('profile', true)
     } catch (error) {
       logger.error(`${(error as Error).message}. Still serving generation ${served.current.number}`)
+      reloaded('profile', false)
     }
   }
   const reloadTokens = () => {
@@ -43,8 +46,10 @@ export function reloadOnChange ({ config, served, tokens, faults, metrics, logge
     try {
       tokens.reload()
       logger.info({ apiTokens: tokens.count }, 'API tokens reloaded')
+      reloaded('tokens', true)
     } catch (error) {
       logger.error(`${(error as Error).message}. The tokens in use stay`)
+      reloaded('tokens', false)
     }
   }
   const reloadFaults = () => {
@@ -52,8 +57,10 @@ export function reloadOnChange ({ config, served, tokens, faults, metrics, logge
     try {
       faults.reload()
       logger.info(faults.summary, 'faults reloaded')
+      reloaded('faults', true)
     } catch (error) {
       logger.error(`${(error as Error).message}. The faults in use stay`)
+      reloaded('faults', false)
     }
   }
   process.on('SIGHUP', () => {

@@ -8,7 +8,7 @@ import { reportListening, superviseWorkers } from './cluster.ts'
 import { warnWhenOutOfDescriptors } from './descriptors.ts'
 import { reloadOnChange } from './reload.ts'
 import { closeOnSignal } from './shutdown.ts'
-import { version } from './version.ts'
+import { version } from '../version.ts'
 
 /** `serve`: configuration, profile, service, listen. Anything wrong stops here, before a port is opened. */
 export async function serve (): Promise<void> {

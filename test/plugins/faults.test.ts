@@ -100,7 +100,7 @@ t.test('connection faults: a reset, a close with no answer, a body cut short', a
   t.equal(Buffer.byteLength(cut.body), Math.floor(length / 2), 'half of it arrives, then the connection ends')
   t.throws(() => JSON.parse(cut.body))
   const scrape = await metrics!.scrape()
-  for (const [route, kind] of [['/api/status/', 'reset'], ['/api/extras/object-types/', 'close'], ['/api/extras/object-types/:id/', 'cut']]) {
+  for (const [route, kind] of [['/api/status/', 'reset'], ['/api/extras/object-types/', 'close'], ['/api/extras/object-types/{id}/', 'cut']]) {
     t.match(scrape, `inventory_faults_injected_total{route="${route}",kind="${kind}"} 1\n`, `${kind} counted`)
   }
 })

@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { Catalog } from '../../lib/inventory/catalog.ts'
 import { build, DEFAULT_PROFILE, get, inject } from '../helpers/build.ts'
 import { exchange } from '../helpers/http.ts'
+
+const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 
 const sample = (text: string, line: string) => new RegExp(`^${line.replace(/[{}()[\].+*?^$|\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]
 
@@ -25,17 +28,19 @@ t.test('METRICS=true: /metrics counts answers by route template and status, repl
   t.equal(res.statusCode, 200, 'any Host: scrapers use the IP')
   t.match(res.headers['content-type'], 'text/plain; version=0.0.4')
   const text = res.body
-  t.equal(sample(text, 'http_requests_total{route="/api/extras/object-types/:id/",method="GET",status="200"}'), '4')
+  t.equal(sample(text, 'http_requests_total{route="/api/extras/object-types/{id}/",method="GET",status="200"}'), '4')
   t.equal(sample(text, 'http_requests_total{route="/api/status/",method="GET",status="200"}'), '3')
   t.equal(sample(text, 'http_requests_total{route="/api/status/",method="GET",status="404"}'), '1')
   t.equal(sample(text, 'http_requests_total{route="unmatched",method="GET",status="404"}'), '1')
-  t.equal(sample(text, 'http_requests_total{route="/api/extras/object-types/:id/",method="DELETE",status="405"}'), '1', 'a 405 is its path\'s route')
+  t.equal(sample(text, 'http_requests_total{route="/api/extras/object-types/{id}/",method="DELETE",status="405"}'), '1', 'a 405 is its path\'s route')
   t.equal(sample(text, 'http_requests_total{route="unmatched",method="DELETE",status="404"}'), '1')
   t.equal(sample(text, 'http_request_duration_seconds_count{route="/api/status/"}'), '4')
   t.equal(sample(text, 'http_requests_total{route="/healthz",method="GET",status="200"}'), '1')
   t.equal(sample(text, 'http_requests_total{route="/readyz",method="HEAD",status="200"}'), '1')
   t.equal(sample(text, 'http_requests_total{route="/readyz",method="GET",status="200"}'), '1')
-  t.notMatch(text, /route="[^"]*(\?|\/7\/|nothing)/, 'labels are templates, never raw URLs')
+  t.notMatch(text, /route="[^"]*(\?|\/7\/|nothing|:)/, 'labels are paths as the OpenAPI document writes them, never raw URLs')
+  t.equal(sample(text, `inventory_build_info{version="${PACKAGE.version}",service_version="${DEFAULT_PROFILE.status['service-version']}",node_version="${process.version}"}`), '1')
+  t.equal(sample(text, 'inventory_ready'), '1')
   t.equal(sample(text, 'inventory_profile_generation'), '2')
   t.equal(sample(text, 'inventory_profile_load_seconds'), '0.012')
   t.equal(sample(text, 'inventory_redis_up'), '1')
@@ -56,6 +61,16 @@ t.test('METRICS=true: /metrics counts answers by route template and status, repl
   t.ok(Number(sample(again, 'inventory_cache_bytes')) > 1024)
   polled(undefined)
   t.equal(sample((await inject(app, { url: '/metrics' })).body, 'inventory_redis_up'), '0')
+})
+
+t.test('build info follows the profile served; readiness follows /readyz', async (t) => {
+  const { app, service } = await build(t, { env: { METRICS: 'true' } })
+  const other = { ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-version': '4.4.0' } }
+  service.served.swap(new Catalog(other))
+  service.lifecycle.ready = false
+  const text = (await inject(app, { url: '/metrics' })).body
+  t.same(text.match(/^inventory_build_info\{.*$/gm), [`inventory_build_info{version="${PACKAGE.version}",service_version="4.4.0",node_version="${process.version}"} 1`], 'only the version served')
+  t.equal(sample(text, 'inventory_ready'), '0')
 })
 
 t.test('without METRICS there is no /metrics', async (t) => {

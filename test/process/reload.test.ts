@@ -76,8 +76,9 @@ t.test('SIGHUP reloads the profile; a bad profile is logged and the one being se
   const file = join(t.testdir(), 'profile.json')
   const profile = (version: string) => JSON.stringify({ ...DEFAULT_PROFILE, status: { ...DEFAULT_PROFILE.status, 'service-version': version } })
   writeFileSync(file, profile('1.0.0'))
-  const server = await start(t, { PROFILE: file })
+  const server = await start(t, { PROFILE: file, METRICS: 'true' })
   const version = async () => JSON.parse((await send(server.port, '/api/status/')).body)['service-version']
+  const reloads = async () => (await send(server.port, '/metrics')).body.match(/^(inventory_reloads_total|inventory_build_info)\{.*$/gm)
   t.equal(await version(), '1.0.0')
   writeFileSync(file, profile('2.0.0'))
   server.child.kill('SIGHUP')
@@ -91,6 +92,13 @@ t.test('SIGHUP reloads the profile; a bad profile is logged and the one being se
   t.same(new Set(await during), new Set(['2.0.0']), 'every answer meanwhile from the profile in use')
   t.equal(await version(), '2.0.0', 'the bad profile is not served')
   t.match(server.output(), '"msg":"SIGHUP: reloading"')
+  const buildInfo = (await reloads())!.find((line) => line.startsWith('inventory_build_info'))
+  t.same((await reloads())!.sort(), [
+    buildInfo,
+    'inventory_reloads_total{file="profile",result="failed"} 1',
+    'inventory_reloads_total{file="profile",result="ok"} 1',
+  ], 'each reload counted by how it ended')
+  t.match(buildInfo, 'service_version="2.0.0"', 'the version of the profile in use')
 })
 
 t.test('a faults file is re-read when it changes and on SIGHUP; a bad one is logged and the faults in use stay', async (t) => {

@@ -2,11 +2,12 @@ import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { readFileSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseAllDocuments } from 'yaml'
+import { parse, parseAllDocuments } from 'yaml'
 import { Deployment } from 'kubernetes-models/apps/v1'
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2'
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1'
 import { ConfigMap, Service } from 'kubernetes-models/v1'
+import { PodMonitor, Probe, PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1'
 import { loadConfig } from '../../lib/config.ts'
 import { DEFAULT_PROFILE_FILE } from '../../lib/inventory/profile.ts'
 import { PROBE_PATHS } from '../../lib/routes/paths.ts'
@@ -106,4 +107,30 @@ t.test('the Service, the autoscaler and the disruption budget point at the Deplo
   const budget = one('policy/v1 PodDisruptionBudget')
   t.same(budget.spec.selector.matchLabels, labels)
   t.ok(budget.spec.minAvailable < autoscaler.spec.minReplicas, 'a node can always be drained')
+})
+
+t.test('the monitoring component of deploy/kubernetes/README.md adds a PodMonitor, a Probe and the alerts as a PrometheusRule, each valid and pointing at the pods', { skip }, async (t) => {
+  const guide = readFileSync(new URL('../../deploy/kubernetes/README.md', import.meta.url), 'utf8')
+  const overlayYaml = /```yaml\n# my-monitored\/kustomization\.yaml\n([^]*?)```/.exec(guide)![1]!
+  const folder = t.testdir({ 'my-monitored': { 'kustomization.yaml': overlayYaml } })
+  symlinkSync(new URL('../..', import.meta.url).pathname, join(folder, 'inventory-status-api'))
+  const built = kustomize(join(folder, 'my-monitored'))
+  const find = (kind: string) => built.find((object) => object.apiVersion === 'monitoring.coreos.com/v1' && object.kind === kind)
+  const [podMonitor, probe, rule] = [find('PodMonitor'), find('Probe'), find('PrometheusRule')]
+  t.doesNotThrow(() => new PodMonitor(podMonitor).validate(), 'PodMonitor')
+  t.doesNotThrow(() => new Probe(probe).validate(), 'Probe')
+  t.doesNotThrow(() => new PrometheusRule(rule).validate(), 'PrometheusRule')
+  t.same(built.filter((object) => !object.apiVersion.startsWith('monitoring.coreos.com/')).length, objects.length, 'and the base, as it is')
+
+  const deployment = built.find((object) => object.kind === 'Deployment')
+  const pod = deployment.spec.template
+  t.match(pod.metadata.labels, podMonitor.spec.selector.matchLabels, 'the PodMonitor selects the Deployment\'s pods')
+  const [endpoint] = podMonitor.spec.podMetricsEndpoints
+  t.same([endpoint.path, pod.spec.containers[0].ports.some((port: { name: string }) => port.name === endpoint.port)], ['/metrics', true])
+  t.equal(pod.metadata.labels[podMonitor.spec.jobLabel], 'inventory-status-api', 'its job, as the dashboard and the alerts name it')
+  const alerts = parse(readFileSync(new URL('../../deploy/monitoring/alerts.yml', import.meta.url), 'utf8'))
+  t.same(rule.spec, alerts, 'the alerts of deploy/monitoring/alerts.yml, the same groups')
+  t.match(rule.spec.groups[0].rules[0].expr, `job="${probe.spec.jobName}"`, 'the probe\'s job, as the down alert selects it')
+  const blackbox = parse(readFileSync(new URL('../../deploy/monitoring/blackbox.yml', import.meta.url), 'utf8'))
+  t.ok(probe.spec.module in blackbox.modules, 'a module of deploy/monitoring/blackbox.yml')
 })

@@ -30,6 +30,8 @@ export const PROGRAMS = {
   'redis-server': { name: 'redis-server', get: 'apt-get install redis-server', here: () => onPath('redis-server') },
   haproxy: { name: 'haproxy', get: 'apt-get install haproxy', here: () => onPath('haproxy') },
   wrk: { name: 'wrk', get: 'apt-get install wrk', here: () => onPath('wrk') },
+  prometheus: { name: 'prometheus and promtool', get: 'apt-get install prometheus', here: () => onPath('prometheus') && onPath('promtool') },
+  'blackbox-exporter': { name: 'prometheus-blackbox-exporter', get: 'apt-get install prometheus-blackbox-exporter', here: () => onPath('prometheus-blackbox-exporter') },
   pynetbox: { name: 'python3 with pynetbox', get: 'apt-get install python3-pynetbox', here: () => spawnSync('/usr/bin/python3', ['-c', 'import pynetbox']).status === 0 },
   kubectl: {
     name: `kubectl ≥ 1.${KUBECTL_MINOR}`,

@@ -20,10 +20,18 @@ export interface CaptureOptions {
   token?: string
   /** The deadline of each request. */
   timeoutMs: number
-  /** Where progress goes (a line at a time). */
-  progress: (line: string) => void
+  /** Where what was read goes, and how far a long step is. */
+  progress: Progress
   /** Where each request's time to its whole answer goes, in milliseconds, by the path template it asked. */
   latencies?: Latencies
+}
+
+/** What a capture says as it goes. */
+export interface Progress {
+  /** A line that stays: what was read. */
+  line: (text: string) => void
+  /** How far a long step is, `finished` at its end: shown as it goes on a terminal, once done elsewhere. */
+  step: (text: string, finished: boolean) => void
 }
 
 /** Milliseconds from a request to its whole answer, by the path template asked (`/api/extras/object-types/{id}/`). */
@@ -61,7 +69,7 @@ function trusted (): { ca?: string[] } {
 export async function capture (baseUrl: URL, options: CaptureOptions): Promise<Profile> {
   const statusUrl = new URL('api/status/', baseUrl)
   const status = readStatus(statusUrl, await getJson(statusUrl, STATUS, options))
-  options.progress(`status: service-version ${status['service-version']}, ${plural(Object.keys(status.plugins).length, 'plugin')}, ${plural(status['rq-workers-running'], 'RQ worker')}`)
+  options.progress.line(`status: service-version ${status['service-version']}, ${plural(Object.keys(status.plugins).length, 'plugin')}, ${plural(status['rq-workers-running'], 'RQ worker')}`)
   return { status, objectTypes: await readObjectTypes(baseUrl, options) }
 }
 
@@ -74,8 +82,10 @@ async function readObjectTypes (baseUrl: URL, options: CaptureOptions): Promise<
   const byId = new Map<number, ProfileObjectType>()
   const seen = new Set<string>()
   let expected: number | undefined
+  /** Pages as the first one counts them: the count over its length. */
+  let pages = 1
   let next: URL | undefined = new URL(`api/extras/object-types/?limit=${PAGE_LIMIT}`, baseUrl)
-  while (next !== undefined) {
+  for (let read = 1; next !== undefined; read++) {
     seen.add(next.href)
     const url: URL = next
     const page = readPage(url, await getJson(url, OBJECT_TYPES, options))
@@ -91,9 +101,10 @@ async function readObjectTypes (baseUrl: URL, options: CaptureOptions): Promise<
       byId.set(type.id, type)
     }
     if (byId.size > expected) throw new CaptureError(`${url.href}: ${byId.size} object types received, more than the count ${expected}`)
-    options.progress(`object types: ${byId.size} of ${expected}`)
     if (page.next !== null && byId.size === before) throw new CaptureError(`${url.href}: no object type on this page, and a next page: the pages make no progress`)
+    if (read === 1) pages = Math.max(1, Math.ceil(expected / Math.max(1, page.results.length)))
     next = page.next === null ? undefined : nextPage(url, page.next, baseUrl, seen)
+    options.progress.step(`object types: ${byId.size} of ${expected}, page ${read} of ${Math.max(pages, read)}`, next === undefined)
   }
   if (byId.size !== expected) throw new CaptureError(`the last page was read with ${byId.size} object types received, not the count ${expected}`)
   return [...byId.values()].sort((a, b) => a.id - b.id)
@@ -193,7 +204,7 @@ export async function sampleLatencies (baseUrl: URL, id: number | undefined, sam
   if (id !== undefined) asked.push([new URL(`api/extras/object-types/${id}/`, baseUrl), OBJECT_TYPE])
   for (let sample = 1; sample <= samples; sample++) {
     for (const [url, template] of asked) await getJson(url, template, options)
-    if (sample % 100 === 0 || sample === samples) options.progress(`latency samples: ${sample} of ${samples}`)
+    options.progress.step(`latency samples: ${sample} of ${samples}`, sample === samples)
   }
 }
 

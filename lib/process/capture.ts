@@ -1,5 +1,5 @@
 import { fs, path } from '../builtins.ts'
-import { capture, CaptureError, sampleLatencies, type Latencies } from '../inventory/capture.ts'
+import { capture, CaptureError, sampleLatencies, type Latencies, type Progress } from '../inventory/capture.ts'
 import { checkProfile } from '../inventory/profile.ts'
 import { COMMANDS, commandArgs, UsageError, wrongUsage } from './command.ts'
 import { plural } from '../plural.ts'
@@ -18,7 +18,7 @@ const CAPTURED_SEED = 1
  * Exit 0, 1 when the capture fails, 2 for a wrong command line.
  */
 export async function captureCommand (args: string[]): Promise<number> {
-  const progress = (line: string) => process.stderr.write(`${line}\n`)
+  const progress = progressOn(process.stderr)
   try {
     const { base, token, out, timeoutMs, faultsOut, samples } = readArgs(args)
     const latencies: Latencies = new Map()
@@ -36,16 +36,16 @@ export async function captureCommand (args: string[]): Promise<number> {
       process.stdout.write(text)
     } else {
       await writeWhole(out, text)
-      progress(`wrote ${out}: ${plural(profile.objectTypes.length, 'object type')}`)
+      progress.line(`wrote ${out}: ${plural(profile.objectTypes.length, 'object type')}`)
     }
     if (faultsOut !== undefined) {
       await writeWhole(faultsOut, faults!)
-      progress(`wrote ${faultsOut}: the latencies of ${plural(latencies.size, 'endpoint')}`)
+      progress.line(`wrote ${faultsOut}: the latencies of ${plural(latencies.size, 'endpoint')}`)
     }
     return 0
   } catch (error) {
     if (error instanceof UsageError) return wrongUsage(error.message, USAGE)
-    progress(`capture failed: ${(error as Error).message}`)
+    progress.line(`capture failed: ${(error as Error).message}`)
     return 1
   }
 }
@@ -83,17 +83,49 @@ function readArgs (args: string[]) {
  * A faults file that delays each endpoint timed as the deployment answered it: a lognormal delay
  * of its median and p99 (the nearest ranks), in milliseconds to a tenth.
  */
-async function latencyFaults (latencies: Latencies, base: URL, progress: (line: string) => void) {
+async function latencyFaults (latencies: Latencies, base: URL, progress: Progress) {
   const rules = [...latencies].map(([path, times]) => {
     const sorted = times.toSorted((a, b) => a - b)
     const rank = (share: number) => Math.round(sorted[Math.max(0, Math.ceil(share * sorted.length) - 1)]! * 10) / 10
     const [median, p99] = [Math.max(rank(0.5), 0.1), Math.max(rank(0.99), 0.1)]
-    progress(`latency of ${path}: median ${median} ms, p99 ${p99} ms (${plural(sorted.length, 'request')})`)
+    progress.line(`latency of ${path}: median ${median} ms, p99 ${p99} ms (${plural(sorted.length, 'request')})`)
     return { path, delay: { median, p99 } }
   })
   // Loaded only for --faults-out: serving starts without them.
   const [{ checkFaults }, { FAULT_PATHS }] = await Promise.all([import('../faults/rules.ts'), import('../routes/paths.ts')])
   return checkFaults({ seed: CAPTURED_SEED, rules }, `captured from ${base.href}`, FAULT_PATHS)
+}
+
+/** A terminal's progress line is rewritten at most this often. */
+const REDRAW_MS = 100
+
+/**
+ * Progress on stderr. On a terminal, a step's line is rewritten in place as it goes and stays once
+ * finished; elsewhere (a log, a pipe) only its finished line is written.
+ */
+export function progressOn (stream: Pick<NodeJS.WriteStream, 'isTTY' | 'write'>): Progress {
+  /** A step's line is on the terminal, unfinished: the next line starts below it. */
+  let drawn = false
+  let drawnAt = -REDRAW_MS
+  return {
+    line (text) {
+      stream.write(`${drawn ? '\n' : ''}${text}\n`)
+      drawn = false
+    },
+    step (text, finished) {
+      if (stream.isTTY !== true) {
+        if (finished) stream.write(`${text}\n`)
+        return
+      }
+      const now = performance.now()
+      if (!finished && now - drawnAt < REDRAW_MS) return
+      // The next step's first update is drawn at once.
+      drawnAt = finished ? -REDRAW_MS : now
+      // Back to the start of the line, and clear it.
+      stream.write(`\r\x1b[K${text}${finished ? '\n' : ''}`)
+      drawn = !finished
+    },
+  }
 }
 
 /** Writes beside the target, then renames: a reader sees the old file or the whole new one, never a part. */

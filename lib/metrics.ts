@@ -2,7 +2,7 @@ import cluster from 'node:cluster'
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Served } from './inventory/served.ts'
 import type { Replays } from './replay/replays.ts'
-import { templateOf } from './routes/paths.ts'
+import { templateOf } from './paths.ts'
 import { version } from './version.ts'
 
 /**

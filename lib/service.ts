@@ -13,7 +13,7 @@ import { loadProfile } from './inventory/profile.ts'
 import { Served } from './inventory/served.ts'
 import type { Metrics } from './metrics.ts'
 import { replay, Replays } from './replay/replays.ts'
-import { FAULT_PATHS } from './routes/paths.ts'
+import { FAULT_PATHS } from './paths.ts'
 import { ApiTokens } from './tokens.ts'
 
 /** What a configuration names, read and checked: the profile's catalog, the tokens, the faults. */

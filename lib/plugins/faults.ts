@@ -9,7 +9,7 @@ import type { Catalog, StatusKeys } from '../inventory/catalog.ts'
 import type { Metrics } from '../metrics.ts'
 import type { QueryParams } from '../reference/query.ts'
 import { BAD_GATEWAY_PAGE, detail, MESSAGES } from '../errors.ts'
-import { FAULT_PATHS, PROBE_PATHS, templateOf } from '../routes/paths.ts'
+import { FAULT_PATHS, PROBE_PATHS, templateOf } from '../paths.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -3,7 +3,7 @@ import fastifyPlugin from 'fastify-plugin'
 import { MESSAGES } from '../errors.ts'
 import { cameAbsolute } from '../http/target.ts'
 import type { Metrics } from '../metrics.ts'
-import { METRICS_PATH } from '../routes/paths.ts'
+import { METRICS_PATH } from '../paths.ts'
 
 /**
  * Counts every answer Fastify sends (the front counts its replays) by route, as the OpenAPI

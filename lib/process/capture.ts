@@ -92,7 +92,7 @@ async function latencyFaults (latencies: Latencies, base: URL, progress: Progres
     return { path, delay: { median, p99 } }
   })
   // Loaded only for --faults-out: serving starts without them.
-  const [{ checkFaults }, { FAULT_PATHS }] = await Promise.all([import('../faults/rules.ts'), import('../routes/paths.ts')])
+  const [{ checkFaults }, { FAULT_PATHS }] = await Promise.all([import('../faults/rules.ts'), import('../paths.ts')])
   return checkFaults({ seed: CAPTURED_SEED, rules }, `captured from ${base.href}`, FAULT_PATHS)
 }
 

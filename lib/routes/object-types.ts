@@ -9,7 +9,7 @@ import { ordered, orderingOf } from '../reference/ordering.ts'
 import { pageLinks, pageRange, pageWindow } from '../reference/pagination.ts'
 import { encodeQuery, parseInteger } from '../reference/query.ts'
 import { API_FORMATS, described, endpointRoutes, responses, SECURITY, type Endpoint, type EndpointOptions, type RenderContext } from './endpoint.ts'
-import { API_PATHS } from './paths.ts'
+import { API_PATHS } from '../paths.ts'
 
 const DESCRIPTION = 'Read-only list of object types.'
 const FILTER_REFUSED = Type.Union([FieldErrors, Detail], { description: 'A Host that ALLOWED_HOSTS refuses, or a filter value that is not valid (`{"id":["Enter a number."]}`).' })

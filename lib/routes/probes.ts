@@ -3,7 +3,7 @@ import { Detail, Probe } from '../../schemas/api.ts'
 import { MESSAGES } from '../errors.ts'
 import { toJson } from '../reference/json.ts'
 import { OTHER_METHODS } from './methods.ts'
-import { PROBE_PATHS } from './paths.ts'
+import { PROBE_PATHS } from '../paths.ts'
 
 const ALIVE = Buffer.from(toJson({ status: 'ok' }))
 const READY = Buffer.from(toJson({ status: 'ready' }))

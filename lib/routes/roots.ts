@@ -2,7 +2,7 @@ import type { FastifyPluginCallback } from 'fastify'
 import { ApiRoot } from '../../schemas/api.ts'
 import { orderedObject, toJson } from '../reference/json.ts'
 import { API_FORMATS, endpointRoutes, responses, type Endpoint, type EndpointOptions, type Rendered } from './endpoint.ts'
-import { API_PATHS } from './paths.ts'
+import { API_PATHS } from '../paths.ts'
 
 /** An API root: what it leads to, by name, as absolute URLs. */
 function renderRoot (base: string, children: ReadonlyArray<readonly [string, string]>): Rendered {

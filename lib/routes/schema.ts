@@ -2,7 +2,7 @@ import * as Type from '@sinclair/typebox'
 import type { FastifyPluginCallback } from 'fastify'
 import { OpenApiDocument } from '../../schemas/api.ts'
 import { endpointRoutes, responses, SECURITY, type Endpoint, type EndpointOptions } from './endpoint.ts'
-import { API_PATHS } from './paths.ts'
+import { API_PATHS } from '../paths.ts'
 
 export const SCHEMA: Endpoint = {
   path: API_PATHS.schema,

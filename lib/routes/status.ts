@@ -1,7 +1,7 @@
 import type { FastifyPluginCallback } from 'fastify'
 import { ReferenceStatus, Status } from '../../schemas/api.ts'
 import { API_FORMATS, endpointRoutes, responses, SECURITY, type Endpoint, type EndpointOptions } from './endpoint.ts'
-import { API_PATHS } from './paths.ts'
+import { API_PATHS } from '../paths.ts'
 
 const DESCRIPTION = "A lightweight read-only endpoint for conveying the service's current operational status."
 

@@ -10,7 +10,7 @@ import { ConfigMap, Service } from 'kubernetes-models/v1'
 import { PodMonitor, Probe, PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1'
 import { loadConfig } from '../../lib/config.ts'
 import { DEFAULT_PROFILE_FILE } from '../../lib/inventory/profile.ts'
-import { PROBE_PATHS } from '../../lib/routes/paths.ts'
+import { PROBE_PATHS } from '../../lib/paths.ts'
 import { shutdownBudgetMs } from '../../lib/process/stopping.ts'
 import { needs } from '../helpers/programs.ts'
 

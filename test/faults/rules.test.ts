@@ -1,7 +1,7 @@
 import t from 'tap'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { FAULT_PATHS } from '../../lib/routes/paths.ts'
+import { FAULT_PATHS } from '../../lib/paths.ts'
 import { Draws } from '../../lib/faults/draws.ts'
 import { headerFaults, MAX_HEADER_DELAY_MS } from '../../lib/faults/envoy-headers.ts'
 import { readRules, Rules } from '../../lib/faults/rules.ts'

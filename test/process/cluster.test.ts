@@ -110,6 +110,8 @@ t.test('WORKERS=2 METRICS=true: every scrape counts the answers of every worker'
     const text = (await fetch(server.port, '/metrics', { agent })).body
     counts.push(/^http_requests_total\{route="\/api\/status\/",method="GET",status="200"\} (\d+)$/m.exec(text)?.[1] ?? 'none')
     t.match(text, /^inventory_profile_generation 1$/m, 'a gauge the workers share is not added up')
+    t.match(text, /^inventory_ready 1$/m, 'nor readiness')
+    t.match(text, /^inventory_build_info\{version="[^"]+",service_version="4\.3\.7",node_version="v[^"]+"\} 1$/m, 'nor the build info')
   }
   t.same(counts, Array(6).fill('100'), 'each of 6 scrapes reports all 100 answers, whichever worker it reached')
 })

@@ -9,8 +9,7 @@
  *    bundles that make another choice: Fastify's default schema compilers (ajv and
  *    fast-json-stringify; lib/schema-controller.ts gives it compilers that build nothing),
  *    @fastify/swagger registered at start (lib/openapi.ts loads it when the document is
- *    first asked for), @fastify/sensible registered (lib/api/errors.ts does without it),
- *    node:https and node:http2 loaded with Fastify's server module (lib/deferred/ stands in):
+ *    first asked for), node:https and node:http2 loaded with Fastify's server module (lib/deferred/ stands in):
  *    start-up to the first 200 and RSS idle after the first answers, starts alternating,
  *    medians, each beside the bare server's.
  * 2. The listening sockets (lib/front/listen.ts): the service as shipped, with 32 per address,
@@ -154,12 +153,11 @@ console.log(`node ${execFileSync(options.node, ['--version']).toString().trim()}
 const defaultCompilers = variant('default-compilers', {
   'lib/app.ts': (text) => text.replace('    schemaController: SCHEMA_CONTROLLER,\n', ''),
 }, (script) => script.replace(' --external:@fastify/ajv-compiler --external:@fastify/fast-json-stringify-compiler', ''))
-/** A plugin registered before the routes, as lib/app.ts would register it. */
+/** A plugin registered before the others, as lib/app.ts would register it. */
 const withPlugin = (name: string, module: string, options = '{}') => variant(name, {
-  'lib/app.ts': (text) => `import plugin from '${module}'\n` + text.replace('  installHeaders(app)\n', `  app.register(plugin, ${options})\n  installHeaders(app)\n`),
+  'lib/app.ts': (text) => `import plugin from '${module}'\n` + text.replace('  app.register(sensible)\n', `  app.register(plugin, ${options})\n  app.register(sensible)\n`),
 })
 const eagerSwagger = withPlugin('eager-swagger', '@fastify/swagger', "{ openapi: { openapi: '3.0.3', info: { title: 'x', version: '1' } } }")
-const sensible = withPlugin('sensible', '@fastify/sensible')
 const eagerHttps = variant('eager-https', {}, (script) => {
   const without = script.replace(/ --alias:node:https=\S+ --alias:node:http2=\S+/, '')
   if (without === script) throw new Error('eager-https: the bundle script no longer aliases node:https and node:http2')
@@ -175,7 +173,6 @@ await startAndIdle({
   'the source, unbundled': [...IMAGE_NODE_FLAGS, '--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'lib/process/main.ts'],
   'a bundle with Fastify\'s default compilers': [...IMAGE_NODE_FLAGS, defaultCompilers],
   'a bundle with @fastify/swagger at start': [...IMAGE_NODE_FLAGS, eagerSwagger],
-  'a bundle with @fastify/sensible': [...IMAGE_NODE_FLAGS, sensible],
   'a bundle loading node:https and node:http2': [...IMAGE_NODE_FLAGS, eagerHttps],
 })
 await listening(acceptors)

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyPluginCallback } from 'fastify'
 import type { Logger } from 'pino'
 import type { Profile } from '../schemas/profile.ts'
+import { timers } from './builtins.ts'
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
 import type { Faults } from './faults/faults.ts'
@@ -142,6 +143,10 @@ export class Service {
     await this.#listening?.catch(() => {})
     await this.lifecycle.stopAccepting()
     this.lifecycle.closing = true
+    // A request whose bytes have arrived is read before its connection is judged idle: on a busy
+    // machine a timer can run before the reads that were due, and closing a connection with a
+    // request unread in it resets it.
+    await timers.setImmediate()
     // node:http's close: the idle connections now, the others after their answer (Connection: close).
     this.server.close()
     await this.lifecycle.drained()

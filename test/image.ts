@@ -86,7 +86,7 @@ t.test('capture and validate run through `podman run`', async (t) => {
 t.test('SIGTERM to the container (the service as PID 1) under 100 reconnecting clients: nothing dropped, exit 0', async (t) => {
   const port = await freePort()
   const drainDelayMs = 500
-  const { id } = await serve(t, port, { DRAIN_DELAY_MS: String(drainDelayMs), SHUTDOWN_TIMEOUT_MS: '3000' })
+  const { id } = await serve(t, port, { DRAIN_DELAY_MS: String(drainDelayMs), SHUTDOWN_TIMEOUT_MS: '30000' })
   const exited = podman('wait', id)
   const load = reconnectingClients(port, 100, exited)
   await sleep(500)

@@ -1,15 +1,19 @@
 import type { AddressInfo, Server } from 'node:net'
 import { fs, net, timers } from '../builtins.ts'
 
-/** How long closing the listening sockets waits for the connections queued in them to be accepted. */
+/** How long closing the listening sockets waits for the queue of connections to shrink before it gives up. */
 const ACCEPT_QUEUED_MS = 1000
+/** How often it looks at the queue meanwhile. */
+const QUEUE_POLL_MS = 10
 
 /**
  * Connections the kernel has completed on this port and no process has accepted yet (Linux: a
  * listening socket's receive queue in /proc/net/tcp and tcp6 is its accept queue); 0 elsewhere.
  */
 export function queuedConnections (port: number): number {
-  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')} `
+  // `sl local_address rem_address st tx_queue:rx_queue …`, state 0A a listening socket. Matched, not
+  // split: the tables list every socket of the machine, and a drain reads them again and again.
+  const listening = new RegExp(`^ *\\d+: [0-9A-F]+:${port.toString(16).toUpperCase().padStart(4, '0')} [0-9A-F]+:[0-9A-F]+ 0A [0-9A-F]+:([0-9A-F]+)`, 'gm')
   let queued = 0
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let text: string
@@ -20,11 +24,7 @@ export function queuedConnections (port: number): number {
       continue
     }
     /* c8 ignore stop */
-    for (const line of text.split('\n')) {
-      // `sl local_address rem_address st tx_queue:rx_queue …`, state 0A a listening socket.
-      const [, local = '', , state, queues = ''] = line.trim().split(/\s+/)
-      if (state === '0A' && `${local} `.endsWith(hexPort)) queued += parseInt(queues.split(':')[1]!, 16)
-    }
+    for (const [, rxQueue] of text.matchAll(listening)) queued += parseInt(rxQueue!, 16)
   }
   return queued
 }
@@ -52,14 +52,21 @@ export class Lifecycle {
    * on. (node:http's own close() would also close the idle keep-alive connections, and a request
    * a client is writing to one at that moment would be lost.) The kernel resets the connections
    * still queued in a socket it closes, requests written: on a busy machine the event loop may not
-   * have accepted them yet, so it first takes its turns until none is queued (at most a second).
+   * have accepted them yet, so it first takes its turns until none is queued, for as long as the
+   * queue shrinks (a second at most without).
    */
   async stopAccepting (): Promise<void> {
     const listening = this.#listeners.find((listener) => listener.listening)
     if (listening !== undefined) {
       const { port } = listening.address() as AddressInfo
-      const until = Date.now() + ACCEPT_QUEUED_MS
-      while (queuedConnections(port) > 0 && Date.now() < until) await timers.setTimeout(1)
+      let queued = queuedConnections(port)
+      let until = Date.now() + ACCEPT_QUEUED_MS
+      while (queued > 0 && Date.now() < until) {
+        await timers.setTimeout(QUEUE_POLL_MS)
+        const now = queuedConnections(port)
+        if (now < queued) until = Date.now() + ACCEPT_QUEUED_MS
+        queued = now
+      }
     }
     for (const listener of this.#listeners) {
       if (listener.listening) net.Server.prototype.close.call(listener)

@@ -13,7 +13,7 @@ import { needs } from '../helpers/programs.ts'
 const skip = needs('haproxy')
 const CONFIG = new URL('../../deploy/haproxy/haproxy.cfg', import.meta.url).pathname
 /** Short, so that the test is: out of rotation within the drain delay, then a second to finish. */
-const REPLICA_ENV = { DRAIN_DELAY_MS: '1000', SHUTDOWN_TIMEOUT_MS: '3000' }
+const REPLICA_ENV = { DRAIN_DELAY_MS: '1000', SHUTDOWN_TIMEOUT_MS: '30000' }
 
 /** HAProxy with the example's configuration in front of these two replica ports, stopped when the test ends; its port. */
 async function balance (t: Test, replicaPorts: readonly number[]): Promise<number> {

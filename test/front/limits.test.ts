@@ -18,29 +18,30 @@ const errorAnswer = (status: string, detail: string) => {
 }
 
 t.test('a client that sends its headers byte by byte forever is cut off; others are served meanwhile', async (t) => {
-  const port = await listening(t)
+  const { port } = await build(t, { env: { ...LIMITS, HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '2000' }, listen: true })
   const slow = connect(port, '127.0.0.1')
   let answer = ''
   slow.on('data', (chunk) => { answer += chunk })
   slow.on('error', () => {})
+  slow.setTimeout(DEADLINE_MS, () => slow.destroy(new Error('the slow client was never cut off')))
   const started = Date.now()
   slow.write('GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\nX-Slow: ')
   const drip = setInterval(() => slow.write('a'), 20)
   const closed = new Promise<number>((resolve) => slow.on('close', () => resolve(Date.now() - started)))
 
+  // Each other request on a connection of its own, one after another while the slow client drips.
   const others: string[] = []
-  const deadline = Date.now() + 5000
+  let meanwhile = 0
   while (!slow.closed) {
-    if (Date.now() > deadline) throw new Error('the slow client was never cut off')
     others.push((await exchange(port, 'GET /api/status/ HTTP/1.1\r\nHost: inventory.test\r\nConnection: close\r\n\r\n')).slice(0, 15))
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    if (!slow.closed) meanwhile++
   }
   clearInterval(drip)
   const after = await closed
-  t.ok(after >= 500 && after < 2500, `cut off after ${after} ms (headers timeout 500 ms, checked every 500 ms)`)
+  t.ok(after >= 2000, `cut off after ${after} ms, not before the headers timeout (2000 ms)`)
   t.equal(answer, errorAnswer('408 Request Timeout', 'Request timeout.'))
-  t.ok(others.length > 10, `${others.length} other requests meanwhile`)
-  t.same(new Set(others), new Set(['HTTP/1.1 200 OK']), 'each served at once')
+  t.ok(meanwhile >= 1, `${meanwhile} other requests answered while it was still connected`)
+  t.same(new Set(others), new Set(['HTTP/1.1 200 OK']), `each of the ${others.length} served`)
 })
 
 t.test('oversized headers and URLs get a JSON 431, and the server goes on serving', async (t) => {

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { createRequire } from 'node:module'
 import { readFile } from 'node:fs/promises'
 import http2 from 'node:http2'
 import https from 'node:https'
@@ -19,4 +20,16 @@ t.test('each makes the server its module makes, answering with the handler it wa
     t.equal(server!.constructor, theirs!.constructor, theirs!.constructor.name)
     t.equal(server!.listeners('request')[0], handler, `${theirs!.constructor.name}: the handler answers its requests`)
   }
+})
+
+t.test('the type-is stand-in answers request.is() as type-is does, loading it on first use', async (t) => {
+  const require = createRequire(import.meta.url)
+  const deferred = require('../../lib/deferred/type-is.cjs') as (request: unknown, types: string[]) => string | false | null
+  const typeIs = require('type-is') as typeof deferred
+  const json = { headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': '2' } }
+  const none = { headers: {} }
+  for (const [request, types] of [[json, ['json']], [json, ['html', 'application/*']], [json, ['text']], [none, ['json']]] as const) {
+    t.equal(deferred(request, [...types]), typeIs(request, [...types]), `${JSON.stringify(request.headers)} is ${types.join(' or ')}`)
+  }
+  t.equal(deferred(json, ['json']), 'json')
 })

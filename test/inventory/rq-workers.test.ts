@@ -30,8 +30,7 @@ t.test('the RQ worker count comes from Redis, survives an outage and recovers', 
   let redis = started.redis
   t.teardown(() => { redis.kill() })
   const { lines, logger } = logLines()
-  const { app } = await build(t)
-  const served = app.served
+  const { app, service: { served } } = await build(t)
   const polls: Array<number | undefined> = []
   const poll = pollRqWorkers(`redis://127.0.0.1:${port}`, 50, logger, {
     changed: (count) => served.setWorkerCount(count),

@@ -9,7 +9,7 @@ const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.met
 const sample = (text: string, line: string) => new RegExp(`^${line.replace(/[{}()[\].+*?^$|\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]
 
 t.test('METRICS=true: /metrics counts answers by route template and status, replays included', async (t) => {
-  const { app, metrics, port } = await build(t, { env: { METRICS: 'true', ALLOWED_HOSTS: 'inventory.test' }, listen: true })
+  const { app, metrics, port, service } = await build(t, { env: { METRICS: 'true', ALLOWED_HOSTS: 'inventory.test' }, listen: true })
   metrics!.profileLoaded(0.012)
   t.notMatch((await inject(app, { url: '/metrics' })).body, /inventory_r(edis|q)_/, 'no Redis gauges without REDIS_URL')
   const polled = metrics!.redisPoll()
@@ -22,7 +22,7 @@ t.test('METRICS=true: /metrics counts answers by route template and status, repl
     'DELETE /api/extras/object-types/9/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n', 'DELETE /api/nothing/ HTTP/1.1\r\nHost: inventory.test\r\n\r\n',
     // The probes, under one route each.
     'GET /healthz HTTP/1.1\r\nHost: 10.0.0.9\r\n\r\n', 'HEAD /readyz HTTP/1.1\r\nHost: 10.0.0.9\r\n\r\n', 'GET /readyz?probe HTTP/1.1\r\nHost: 10.0.0.9\r\n\r\n'])
-  app.served.swap(new Catalog(DEFAULT_PROFILE))
+  service.served.swap(new Catalog(DEFAULT_PROFILE))
 
   const res = await inject(app, { url: '/metrics', headers: { host: '10.0.0.9:8080' } })
   t.equal(res.statusCode, 200, 'any Host: scrapers use the IP')

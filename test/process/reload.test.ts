@@ -33,8 +33,7 @@ t.test('a reload under concurrent requests: every answer is wholly the old profi
     }
   }
 
-  const { app, port } = await build(t, { listen: true })
-  const served = app.served
+  const { port, service: { served } } = await build(t, { listen: true })
   const agent = new Agent({ keepAlive: true, maxSockets: 16 })
   t.teardown(() => agent.destroy())
 
@@ -62,10 +61,10 @@ t.test('a reload under concurrent requests: every answer is wholly the old profi
 })
 
 t.test('after a reload, a tag of the old profile no longer matches', async (t) => {
-  const { app } = await build(t)
+  const { app, service } = await build(t)
   const old = await get(app, '/api/status/')
   t.equal((await get(app, '/api/status/', { 'if-none-match': String(old.headers.etag) })).statusCode, 304)
-  app.served.swap(new Catalog(OTHER))
+  service.served.swap(new Catalog(OTHER))
   const fresh = await get(app, '/api/status/', { 'if-none-match': String(old.headers.etag) })
   t.equal(fresh.statusCode, 200)
   t.match(fresh.body, '"service-version":"9.9.9"')

@@ -4,7 +4,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse, stringify } from 'yaml'
 import { askAlone, DEADLINE_MS, freePort } from '../helpers/http.ts'
-import { start } from '../helpers/process.ts'
+import { logged, start } from '../helpers/process.ts'
 import { needs } from '../helpers/programs.ts'
 import { until } from '../helpers/wait.ts'
 
@@ -49,11 +49,13 @@ async function api (port: number, path: string): Promise<any> {
 
 t.test('a rehearsed outage: the down alert pending, then firing while the API answers 503, then resolved after; every dashboard query has a series', { skip }, async (t) => {
   const dir = t.testdir()
-  // outage.json's 503 window, from 5 s to 30 s after start-up instead of minutes.
+  // No fault until Prometheus sees the service up; then outage.json, re-read as it changes, with its
+  // 503 window from 2 s to 32 s after that instead of minutes.
+  const faultsFile = join(dir, 'outage.json')
+  writeFileSync(faultsFile, JSON.stringify({ rules: [] }))
   const outage = JSON.parse(read('outage.json'))
-  outage.rules[0].schedule = { from: 5, to: 30 }
-  writeFileSync(join(dir, 'outage.json'), JSON.stringify(outage))
-  const service = await start(t, { FAULTS: join(dir, 'outage.json'), METRICS: 'true' })
+  outage.rules[0].schedule = { from: 2, to: 32 }
+  const service = await start(t, { FAULTS: faultsFile, METRICS: 'true' })
   const target = `http://127.0.0.1:${service.port}/api/status/`
 
   const exporterPort = await freePort()
@@ -95,10 +97,14 @@ t.test('a rehearsed outage: the down alert pending, then firing while the API an
       return now === state
     }, 90_000)
   }
-  await until('the probe to reach the service', async () => {
+  await until('the probe to find the service up', async () => {
     running()
-    return (await api(prometheusPort, '/api/v1/query?query=probe_success').catch(() => ({ result: [] }))).result.length > 0
+    const { result } = await api(prometheusPort, '/api/v1/query?query=probe_success').catch(() => ({ result: [] }))
+    return result[0]?.value[1] === '1'
   }, 60_000)
+  await watch('inactive')
+  writeFileSync(faultsFile, JSON.stringify(outage))
+  await logged(service, '"msg":"faults reloaded"')
   await watch('firing')
   await watch('inactive')
   const states = seen.filter(([state], i) => i === 0 || state !== seen[i - 1]![0])

@@ -142,8 +142,7 @@ export class Metrics {
 
   /** One answer: `route` is Fastify's route (`/api/extras/object-types/:id/`), or `unmatched`. */
   answered (route: string, method: string, status: number, seconds: number): void {
-    let label = this.#routeLabels.get(route)
-    if (label === undefined) this.#routeLabels.set(route, label = templateOf(route))
+    const label = this.#routeLabel(route)
     this.#requests.inc({ route: label, method, status: statusLabel(status) })
     this.#duration.observe({ route: label }, seconds)
   }
@@ -155,7 +154,14 @@ export class Metrics {
 
   /** One fault injected into an answer of a route (Fastify's). */
   faultInjected (route: string, kind: string): void {
-    this.#faults.inc({ route: templateOf(route), kind })
+    this.#faults.inc({ route: this.#routeLabel(route), kind })
+  }
+
+  /** A route (Fastify's `:id`) as its label writes it (`{id}`): made once per route. */
+  #routeLabel (route: string): string {
+    let label = this.#routeLabels.get(route)
+    if (label === undefined) this.#routeLabels.set(route, label = templateOf(route))
+    return label
   }
 
   /** The text of a scrape: this process's figures, or under WORKERS > 1 the whole service's (a scrape reaches one worker). */

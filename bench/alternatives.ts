@@ -151,7 +151,7 @@ async function listening (builds: Record<string, string>): Promise<void> {
 const shipped = join(ROOT, 'dist/service/main.js')
 console.log(`node ${execFileSync(options.node, ['--version']).toString().trim()} ${IMAGE_NODE_FLAGS.join(' ')}; building the alternatives…`)
 const defaultCompilers = variant('default-compilers', {
-  'lib/app.ts': (text) => text.replace('    schemaController: SCHEMA_CONTROLLER,\n', ''),
+  'lib/service.ts': (text) => text.replace('    schemaController: SCHEMA_CONTROLLER,\n', ''),
 }, (script) => script.replace(' --external:@fastify/ajv-compiler --external:@fastify/fast-json-stringify-compiler', ''))
 /** A plugin registered before the others, as lib/app.ts would register it. */
 const withPlugin = (name: string, module: string, options = '{}') => variant(name, {

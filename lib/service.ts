@@ -1,9 +1,9 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
-import type { FastifyInstance, FastifyPluginCallback } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyPluginCallback } from 'fastify'
 import type { Logger } from 'pino'
 import type { Profile } from '../schemas/profile.ts'
 import { timers } from './builtins.ts'
-import { buildApp } from './app.ts'
+import app from './app.ts'
 import type { Config } from './config.ts'
 import type { Faults } from './faults/faults.ts'
 import { Lifecycle } from './front/lifecycle.ts'
@@ -12,9 +12,15 @@ import { createHttpServer } from './front/server.ts'
 import { Catalog } from './inventory/catalog.ts'
 import { loadProfile } from './inventory/profile.ts'
 import { Served } from './inventory/served.ts'
+import { requestId } from './http/headers.ts'
+import { queryText } from './http/target.ts'
+import { appLoggerOf, loggingOptions } from './logging.ts'
 import type { Metrics } from './metrics.ts'
+import { badUrlHandler, clientErrorHandler } from './plugins/errors.ts'
+import { parseQuery } from './reference/query.ts'
 import { replay, Replays } from './replay/replays.ts'
 import { FAULT_PATHS } from './paths.ts'
+import { SCHEMA_CONTROLLER } from './schema-controller.ts'
 import { ApiTokens } from './tokens.ts'
 
 /** What a configuration names, read and checked: the profile's catalog, the tokens, the faults. */
@@ -84,8 +90,8 @@ interface ServiceParts {
 }
 
 /**
- * The service: one node:http server, the front, on every listening socket, in front of the Fastify
- * app (app.ts), which makes every answer. What the front does itself is replay: a request that
+ * The service: one node:http server, the front, on every listening socket, in front of Fastify
+ * and the app (app.ts), which makes every answer. What the front does itself is replay: a request that
  * Fastify answered with a 200 before (same Host and URL, see replay/) gets that answer again,
  * once its token passes the same check as Fastify's, without Fastify's routing, hooks and
  * reply: that is the bare-Node speed of the service (docs/architecture.md).
@@ -117,7 +123,8 @@ export class Service {
       if (this.lifecycle.closing) response.setHeader('connection', 'close')
       if (replays === undefined || !replayed(request, response, replays, tokens, metrics)) this.app.routing(request, response)
     })
-    this.app = buildApp({ config, served, tokens, metrics, replays, readiness: this.lifecycle, logger, server: this.server, plugins })
+    this.app = createFastify(config, tokens, logger, this.server)
+    this.app.register(app, { config, served, tokens, metrics, replays, readiness: this.lifecycle, plugins })
   }
 
   /** Listens on `host:port` (front/listen.ts), once the app is ready. */
@@ -153,6 +160,28 @@ export class Service {
     await this.app.close()
     for (const hook of this.#onClose) await hook()
   }
+}
+
+/** Fastify, answering on the front's server through `app.routing` (it never listens itself). */
+function createFastify (config: Config, tokens: ApiTokens, logger: Logger, server: Server): FastifyInstance {
+  const log = appLoggerOf(config, logger, tokens)
+  const fastify = Fastify({
+    serverFactory: () => server,
+    // A closing server keeps answering the connections it has (see process/shutdown.ts).
+    return503OnClosing: false,
+    ...loggingOptions(config, log),
+    trustProxy: config.trustProxy ?? false,
+    // The id a request is logged with is the X-Request-ID its answer carries.
+    genReqId: () => requestId(),
+    clientErrorHandler,
+    frameworkErrors: badUrlHandler,
+    // The query is read the reference's way; a fragment is never part of it.
+    routerOptions: { querystringParser: (query: string) => parseQuery(queryText(query)) as never },
+    schemaController: SCHEMA_CONTROLLER,
+  })
+  // Fastify given no logger has, as its `log`, one that writes nothing: plugins log with the app's.
+  if (!config.accessLog) fastify.log = log
+  return fastify
 }
 
 /** Replays the kept answer to a GET or HEAD, if there is one and the request's token passes; true when it did. */

@@ -1,5 +1,6 @@
 import type { FastifyPluginCallback, RouteOptions } from 'fastify'
 import fastifyPlugin from 'fastify-plugin'
+import { SHARED_SCHEMAS } from '../../schemas/api.ts'
 import type { Catalog } from '../inventory/catalog.ts'
 import type { Documents } from '../openapi.ts'
 
@@ -11,11 +12,12 @@ declare module 'fastify' {
 }
 
 /**
- * Collects the routes the OpenAPI document describes, as they are registered (their schemas, not
- * hidden); the document is made from them by openapi.ts, loaded when /api/schema/ is first asked
- * for, once per catalog.
+ * Adds the schemas routes refer to by `$id` (the document's components), and collects the routes
+ * the OpenAPI document describes, as they are registered (their schemas, not hidden); the document
+ * is made from them by openapi.ts, loaded when /api/schema/ is first asked for, once per catalog.
  */
 const openApi: FastifyPluginCallback = (app, _options, done) => {
+  for (const shared of SHARED_SCHEMAS) app.addSchema(shared)
   const routes: RouteOptions[] = []
   app.addHook('onRoute', (route) => {
     if (route.schema !== undefined && (route.schema as { hide?: boolean }).hide !== true && route.method !== 'HEAD') routes.push(route)

@@ -102,7 +102,7 @@ export function responses (ok: TSchema | { content: Record<string, { schema: TSc
 /** As the reference's document says: a session or a token. Here a token (there are no sessions), required with LOGIN_REQUIRED. */
 export const SECURITY = [{ cookieAuth: [] }, { tokenAuth: [] }]
 
-/** A request as the endpoints see it: the query parsed the reference's way (app.ts). */
+/** A request as the endpoints see it: the query parsed the reference's way (service.ts). */
 type ApiRequest = FastifyRequest<{ Querystring: QueryParams, Params: Record<string, string> }>
 
 /** A concrete path's matcher for a route's path: `:name` is one path segment. */

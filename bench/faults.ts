@@ -1,7 +1,7 @@
 /**
  * Faults (FAULTS), measured: what a faults file costs the requests no rule matches, replays and
- * new queries, side by side with the same build without one (three servers in turn, each round
- * starting with another); and what wrk sees through a lognormal delay, beside its configured
+ * new queries, side by side with the same build without one (loaded at once, sharing one core, a
+ * ratio being the median of the rounds'); and what wrk sees through a lognormal delay, beside its configured
  * median and p99. Prints figures; asserts nothing. Needs wrk.
  *
  *   npm run bench:faults [-- --rounds 5 --seconds 5 --node <binary>]
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { IMAGE_ENV } from './image.ts'
-import { cpuMicros, load, median, pinned, SERVICE, UNIQUE_SUFFIX, waitFor200, WRK } from './load.ts'
+import { load, loadTogether, median, pinned, SERVICE, UNIQUE_SUFFIX, waitFor200, WRK } from './load.ts'
 
 const { values: options } = parseArgs({
   options: {
@@ -56,31 +56,24 @@ async function main (): Promise<void> {
     { name: 'FAULTS, no rule matching', port: 18091, child: startService(18091, { FAULTS: faultsFile('elsewhere.json', ELSEWHERE) }) },
   ]
   for (const { child, port } of servers) await waitFor200(child, port, '/api/status/')
-  console.log(`${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s per server and case, servers on core 1, wrk on core 0`)
+  console.log(`${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s per case, the servers loaded at once on core 1, their wrk on core 0`)
   console.log(`the faults file: ${JSON.stringify(ELSEWHERE)}`)
   const rows = [['case', ...servers.map(({ name }) => `${name} rps`), 'ratio', ...servers.map(({ name }) => `${name} µs/req`), 'ratio']]
   for (const [name, path] of Object.entries(CASES)) {
-    const figures = servers.map(() => ({ rps: [] as number[], cpu: [] as number[] }))
-    for (const { port } of servers) load({ port, path, seconds: 1, connections: CONNECTIONS, core: '0' })
-    for (let round = 0; round < ROUNDS; round++) {
-      for (let i = 0; i < servers.length; i++) {
-        const index = (round + i) % servers.length
-        const { port, child } = servers[index]!
-        const before = cpuMicros(child.pid!)
-        const { requests, rps } = load({ port, path, seconds: SECONDS, connections: CONNECTIONS, core: '0' })
-        figures[index]!.rps.push(rps)
-        figures[index]!.cpu.push((cpuMicros(child.pid!) - before) / requests)
-      }
-    }
-    const [off, on] = figures.map(({ rps, cpu }) => ({ rps: median(rps), cpu: median(cpu) }))
-    rows.push([name, off!.rps.toFixed(0), on!.rps.toFixed(0), `${(on!.rps / off!.rps).toFixed(2)}x`, off!.cpu.toFixed(1), on!.cpu.toFixed(1), `${(on!.cpu / off!.cpu).toFixed(2)}x`])
+    const targets = servers.map(({ child, port }) => ({ pid: child.pid!, port }))
+    await loadTogether(targets, { path, seconds: 1, connections: CONNECTIONS, core: '0' })
+    const rounds: Array<Awaited<ReturnType<typeof loadTogether>>> = []
+    for (let round = 0; round < ROUNDS; round++) rounds.push(await loadTogether(targets, { path, seconds: SECONDS, connections: CONNECTIONS, core: '0' }))
+    const [off, on] = servers.map((_, i) => ({ rps: median(rounds.map((each) => each[i]!.rps)), cpu: median(rounds.map((each) => each[i]!.cpuPerRequest)) }))
+    const ratio = median(rounds.map(([first, second]) => second!.rps / first!.rps))
+    rows.push([name, off!.rps.toFixed(0), on!.rps.toFixed(0), `${ratio.toFixed(2)}x`, off!.cpu.toFixed(1), on!.cpu.toFixed(1), `${(on!.cpu / off!.cpu).toFixed(2)}x`])
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))
   for (const row of rows) console.log(row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)).join('  '))
 
   const delayed = { name: 'lognormal', port: 18092, child: startService(18092, { FAULTS: faultsFile('lognormal.json', { seed: 1, rules: [{ path: '/api/status/', delay: LOGNORMAL }] }) }) }
   await waitFor200(delayed.child, delayed.port, '/api/status/')
-  const { p50, p99, requests } = load({ port: delayed.port, path: '/api/status/', seconds: SECONDS * 2, connections: CONNECTIONS, core: '0' })
+  const { p50, p99, requests } = await load({ port: delayed.port, path: '/api/status/', seconds: SECONDS * 2, connections: CONNECTIONS, core: '0' })
   console.log(`wrk through a lognormal delay of median ${LOGNORMAL.median} ms and p99 ${LOGNORMAL.p99} ms (/api/status/, ${requests} requests): ` +
     `median ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`)
 

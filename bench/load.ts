@@ -1,11 +1,12 @@
 /** What the benchmarks share: the load generator, process figures from /proc, medians. */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { fetchRaw } from './fetch.ts'
 import { IMAGE_ENV, IMAGE_NODE_FLAGS } from './image.ts'
 
@@ -111,6 +112,8 @@ request = function ()
   return requests
 end
 `)
+const execFileAsync = promisify(execFile)
+
 /** Runs with new numbers so far: the next one's prefix (0 is the prefix of repeated lists). */
 let uniqueRuns = 0
 
@@ -135,17 +138,17 @@ export interface Load {
 
 export interface LoadFigures { requests: number, rps: number, p50: number, p99: number, errors: number }
 
-/** Loads one URL with wrk, or autocannon without it; latencies in ms. */
-export function load ({ port, path, seconds, connections, threads = 1, core, headers = [], notModified = false, repeatAfter, pipeline }: Load): LoadFigures {
+/** Loads one URL with wrk, or autocannon without it; latencies in ms. A request unanswered after 10 s failed. */
+export async function load ({ port, path, seconds, connections, threads = 1, core, headers = [], notModified = false, repeatAfter, pipeline }: Load): Promise<LoadFigures> {
   const url = `http://127.0.0.1:${port}${path}`
-  const run = (command: string, args: string[]) => {
+  const run = async (command: string, args: string[]) => {
     const [pinnedCommand, ...pinnedArgs] = pinned(core, [command, ...args])
-    return execFileSync(pinnedCommand!, pinnedArgs, { stdio: ['ignore', 'pipe', 'ignore'] }).toString()
+    return (await execFileAsync(pinnedCommand!, pinnedArgs, { maxBuffer: 16 * 1024 * 1024 })).stdout
   }
   if (WRK) {
-    const args = [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--latency', ...[`Host: ${HOST}`, ...headers].flatMap((header) => ['-H', header])]
+    const args = [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '--latency', ...[`Host: ${HOST}`, ...headers].flatMap((header) => ['-H', header])]
     // The script's arguments: the numbers' prefix, and after how many a thread's count starts again.
-    const out = run('wrk', pipeline !== undefined
+    const out = await run('wrk', pipeline !== undefined
       ? [...args, '-s', PIPELINE_SCRIPT, url, '--', String(pipeline)]
       : !path.endsWith(UNIQUE_SUFFIX)
           ? [...args, url]
@@ -167,7 +170,7 @@ export function load ({ port, path, seconds, connections, threads = 1, core, hea
   }
   const bin = fileURLToPath(new URL('../../node_modules/.bin/autocannon', import.meta.url))
   const headerArgs = [`host: ${HOST}`, ...headers].flatMap((header) => ['-H', header.replace(/: /, '=')])
-  const result = JSON.parse(run(bin, ['--json', '-c', String(connections), '-p', String(pipeline ?? 1), '-d', String(seconds), ...headerArgs, url]))
+  const result = JSON.parse(await run(bin, ['--json', '--timeout', '10', '-c', String(connections), '-p', String(pipeline ?? 1), '-d', String(seconds), ...headerArgs, url]))
   return {
     requests: result.requests.total,
     rps: result.requests.average,
@@ -175,6 +178,20 @@ export function load ({ port, path, seconds, connections, threads = 1, core, hea
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx - (notModified ? result['3xx'] : 0),
   }
+}
+
+export interface Target { pid: number, port: number }
+
+/**
+ * Loads every target at the same time, each with its own load generator, for the same seconds:
+ * servers that share one core (and load generators that share another) are measured under the
+ * same drift of a shared machine, so the ratio of what each answered is their ratio of cost.
+ * Each one's figures, with the CPU its process spent on a request, in µs.
+ */
+export async function loadTogether (targets: readonly Target[], spec: Omit<Load, 'port'>): Promise<Array<LoadFigures & { cpuPerRequest: number }>> {
+  const before = targets.map(({ pid }) => cpuMicros(pid))
+  const figures = await Promise.all(targets.map(({ port }) => load({ ...spec, port })))
+  return figures.map((each, i) => ({ ...each, cpuPerRequest: (cpuMicros(targets[i]!.pid) - before[i]!) / each.requests }))
 }
 
 /** The built service, the bundle the image ships (dist/service/main.js), after the image's Node flags. */

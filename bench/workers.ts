@@ -44,9 +44,9 @@ async function measure (workers: number, path: string): Promise<LoadFigures & { 
   // Every worker has to be listening before the load starts.
   await new Promise((resolve) => setTimeout(resolve, 500))
   const run = (seconds: number) => load({ port: PORT, path, seconds, connections: CONNECTIONS, threads: Math.min(CORES, 2) })
-  run(1)
+  await run(1)
   const before = serviceCpuMicros(service.pid!)
-  const figures = run(SECONDS)
+  const figures = await run(SECONDS)
   const cpuPerRequest = (serviceCpuMicros(service.pid!) - before) / figures.requests
   service.kill('SIGTERM')
   await once(service, 'exit')

@@ -61,9 +61,13 @@ export function cpuMicros (pid: number): number {
 export function rssMiB (pid: number): number {
   return statusMiB(pid, 'VmRSS')
 }
-/** The most RSS the process has had (the kernel's high-water mark). */
+/** The most RSS the process has had since it started or since resetPeakRss (the kernel's high-water mark). */
 export function peakRssMiB (pid: number): number {
   return statusMiB(pid, 'VmHWM')
+}
+/** Starts the process's high-water mark of RSS again from its RSS now (Linux's clear_refs). */
+export function resetPeakRss (pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5')
 }
 function statusMiB (pid: number, field: string): number {
   const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))

@@ -1,14 +1,13 @@
 /**
  * Side-by-side benchmark: the service against a bare node:http server that writes the
  * same bytes from memory (the ceiling for Node.js), each figure beside the bare server's:
- * start-up and idle memory (against a bare server answering a constant), requests per second
- * and CPU per request for each case, the memory of 1000 idle keep-alive connections, and the
- * most memory under load, the last cases being 1000 connections of new queries and of a list of
- * new queries sent over and over. Each round loads two servers at once, sharing one core, so that
- * a shared machine's drift hits them alike; a ratio is the median of the rounds'. With
- * `--against <git revision>`, each round also loads that revision's build beside the service,
- * and its start-up and idle memory are measured beside this one's. Prints
- * figures; asserts nothing.
+ * start-up and idle memory (against a bare server answering a constant), the memory of 1000 idle
+ * keep-alive connections, and for each case requests per second, CPU per request and the most
+ * memory it took, the last cases being 1000 connections of new queries and of a list of new
+ * queries sent over and over. Each round loads the servers at once, sharing one core, so that a
+ * shared machine's drift hits them alike; a ratio is the median of the rounds'. With
+ * `--against <git revision>`, each round loads that revision's build too, as a third server, and
+ * its start-up and idle memory are measured beside this one's. Prints figures; asserts nothing.
  *
  *   npm run bench [-- --rounds 5 --seconds 5 --connections 50 --starts 5 --only status --metrics --node <binary> --against <revision>]
  */
@@ -23,7 +22,7 @@ import { fetchRaw } from './fetch.ts'
 import { IMAGE_ENV, IMAGE_NODE_FLAGS } from './image.ts'
 import { connect, type Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { BARE_SERVER, fetchPage, HOST, loadTogether, median, peakRssMiB, pinned, rssMiB, SERVICE, startsAndIdle, TASKSET, UNIQUE_SUFFIX, waitFor200, WRK, type LoadFigures } from './load.ts'
+import { BARE_SERVER, fetchPage, HOST, loadTogether, median, peakRssMiB, pinned, resetPeakRss, rssMiB, SERVICE, startsAndIdle, TASKSET, UNIQUE_SUFFIX, waitFor200, WRK, type LoadFigures } from './load.ts'
 
 const nodeVersion = (binary: string) => execFileSync(binary, ['--version']).toString().trim()
 
@@ -178,14 +177,15 @@ async function main (): Promise<void> {
     console.log(`beside ${options.against}: start-up ${beside(median(starts.service!.startup), median(starts.previous.startup), 'ms', 0)}; RSS idle ${beside(median(starts.service!.idle), median(starts.previous.idle), 'MiB')}`)
   }
   console.log(`${MANY} idle keep-alive connections: ${beside(connections, bareConnections, 'MiB')} (${(connections * 1024 / MANY).toFixed(1)} and ${(bareConnections * 1024 / MANY).toFixed(1)} KiB each)`)
-  const pair = [{ pid: service.pid!, port: SERVICE_PORT }, { pid: reference.pid!, port: REFERENCE_PORT }]
-  const withRevision = previous === undefined ? undefined : [pair[0]!, { pid: previous.pid!, port: PREVIOUS_PORT }]
-  for (const path of Object.values(CASES)) {
-    await loadTogether(pair, { path, seconds: 1, connections: CONNECTIONS, core: '0' })
-    if (withRevision !== undefined) await loadTogether(withRevision, { path, seconds: 1, connections: CONNECTIONS, core: '0' })
-  }
+  // The service, the bare server and the revision's build, if any: loaded at once, sharing core 1.
+  const all = [
+    { pid: service.pid!, port: SERVICE_PORT },
+    { pid: reference.pid!, port: REFERENCE_PORT },
+    ...(previous === undefined ? [] : [{ pid: previous.pid!, port: PREVIOUS_PORT }]),
+  ]
+  for (const path of Object.values(CASES)) await loadTogether(all, { path, seconds: 1, connections: CONNECTIONS, core: '0' })
 
-  const header = ['case', 'service rps', 'ref rps', 'ratio', 'rounds', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'errors (ref)',
+  const header = ['case', 'service rps', 'ref rps', 'ratio', 'rounds', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'errors (ref)', 'MiB at most (ref)',
     ...(previous === undefined ? [] : [`${options.against} rps`, 'service/it', 'rounds'])]
   const rows: string[][] = [header]
   const cases: Array<[string, Case]> = Object.entries(CASES).map(([name, path]) => [name, { path }])
@@ -207,17 +207,13 @@ async function main (): Promise<void> {
     const spec = { connections: CONNECTIONS, ...benchCase, seconds: SECONDS, core: '0' }
     const ours: Figures[] = []
     const theirs: Figures[] = []
-    // The revision's build is loaded beside the service, after the bare server was.
-    const oursBeside: Figures[] = []
     const before: Figures[] = []
+    for (const { pid } of all) resetPeakRss(pid)
     for (let round = 0; round < ROUNDS; round++) {
-      const [service, bare] = await loadTogether(pair, spec)
+      const [service, bare, revision] = await loadTogether(all, spec)
       ours.push(service!)
       theirs.push(bare!)
-      if (withRevision === undefined) continue
-      const [again, revision] = await loadTogether(withRevision, spec)
-      oursBeside.push(again!)
-      before.push(revision!)
+      if (revision !== undefined) before.push(revision)
     }
     const m = (figures: Figures[], key: keyof Figures) => median(figures.map((f) => f[key]))
     rows.push([
@@ -227,16 +223,17 @@ async function main (): Promise<void> {
       m(ours, 'cpuPerRequest').toFixed(1), m(theirs, 'cpuPerRequest').toFixed(1),
       (m(ours, 'cpuPerRequest') / m(theirs, 'cpuPerRequest')).toFixed(2) + 'x',
       `${ours.reduce((sum, f) => sum + f.errors, 0)} (${theirs.reduce((sum, f) => sum + f.errors, 0)})`,
-      ...(withRevision === undefined ? [] : [m(before, 'rps').toFixed(0), ...ratios(oursBeside, before)]),
+      `${peakRssMiB(service.pid!).toFixed(0)} (${peakRssMiB(reference.pid!).toFixed(0)})`,
+      ...(previous === undefined ? [] : [m(before, 'rps').toFixed(0), ...ratios(ours, before)]),
     ])
   }
   const widths = header.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)))
   for (const row of rows) console.log(row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)).join('  '))
-  console.log(`RSS at most under load: ${beside(peakRssMiB(service.pid!), peakRssMiB(reference.pid!), 'MiB')}; the service's ${rssBefore.toFixed(1)} MiB before the load, ${rssMiB(service.pid!).toFixed(1)} MiB after`)
+  console.log(`RSS: the service's ${rssBefore.toFixed(1)} MiB before the load, ${rssMiB(service.pid!).toFixed(1)} MiB after`)
 
-  const all = [service, reference, ...(previous === undefined ? [] : [previous])]
-  for (const child of all) child.kill('SIGTERM')
-  await Promise.all(all.map((child) => once(child, 'exit')))
+  const children = [service, reference, ...(previous === undefined ? [] : [previous])]
+  for (const child of children) child.kill('SIGTERM')
+  await Promise.all(children.map((child) => once(child, 'exit')))
 }
 
 await main()

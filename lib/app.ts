@@ -40,7 +40,7 @@ export interface AppOptions {
  * their hooks must run. The composition root (service.ts) registers it on Fastify, and the front
  * hands it every request it does not replay.
  */
-const app: FastifyPluginCallback<AppOptions> = (app, { config, served, tokens, metrics, replays, readiness, plugins }, done) => {
+const serviceApp: FastifyPluginCallback<AppOptions> = (app, { config, served, tokens, metrics, replays, readiness, plugins }, done) => {
   app.register(sensible)
   app.register(methods)
   app.register(servedPlugin, { served })
@@ -58,4 +58,4 @@ const app: FastifyPluginCallback<AppOptions> = (app, { config, served, tokens, m
   done()
 }
 
-export default fastifyPlugin(app, { name: 'app' })
+export default fastifyPlugin(serviceApp, { name: 'app' })

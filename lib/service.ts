@@ -3,23 +3,23 @@ import Fastify, { type FastifyInstance, type FastifyPluginCallback } from 'fasti
 import type { Logger } from 'pino'
 import type { Profile } from '../schemas/profile.ts'
 import { timers } from './builtins.ts'
-import app from './app.ts'
+import serviceApp from './app.ts'
 import type { Config } from './config.ts'
 import type { Faults } from './faults/faults.ts'
 import { Lifecycle } from './front/lifecycle.ts'
 import { listen } from './front/listen.ts'
 import { createHttpServer } from './front/server.ts'
+import { requestId } from './http/headers.ts'
+import { queryText } from './http/target.ts'
 import { Catalog } from './inventory/catalog.ts'
 import { loadProfile } from './inventory/profile.ts'
 import { Served } from './inventory/served.ts'
-import { requestId } from './http/headers.ts'
-import { queryText } from './http/target.ts'
 import { appLoggerOf, loggingOptions } from './logging.ts'
 import type { Metrics } from './metrics.ts'
+import { FAULT_PATHS } from './paths.ts'
 import { badUrlHandler, clientErrorHandler } from './plugins/errors.ts'
 import { parseQuery } from './reference/query.ts'
 import { replay, Replays } from './replay/replays.ts'
-import { FAULT_PATHS } from './paths.ts'
 import { SCHEMA_CONTROLLER } from './schema-controller.ts'
 import { ApiTokens } from './tokens.ts'
 
@@ -91,8 +91,8 @@ interface ServiceParts {
 
 /**
  * The service: one node:http server, the front, on every listening socket, in front of Fastify
- * and the app (app.ts), which makes every answer. What the front does itself is replay: a request that
- * Fastify answered with a 200 before (same Host and URL, see replay/) gets that answer again,
+ * and the app (app.ts), which makes every answer. What the front does itself is replay: a request
+ * that Fastify answered with a 200 before (same Host and URL, see replay/) gets that answer again,
  * once its token passes the same check as Fastify's, without Fastify's routing, hooks and
  * reply: that is the bare-Node speed of the service (docs/architecture.md).
  */
@@ -124,7 +124,7 @@ export class Service {
       if (replays === undefined || !replayed(request, response, replays, tokens, metrics)) this.app.routing(request, response)
     })
     this.app = createFastify(config, tokens, logger, this.server)
-    this.app.register(app, { config, served, tokens, metrics, replays, readiness: this.lifecycle, plugins })
+    this.app.register(serviceApp, { config, served, tokens, metrics, replays, readiness: this.lifecycle, plugins })
   }
 
   /** Listens on `host:port` (front/listen.ts), once the app is ready. */

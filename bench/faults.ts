@@ -1,8 +1,8 @@
 /**
  * Faults (FAULTS), measured: what a faults file costs the requests no rule matches, replays and
  * new queries, side by side with the same build without one (loaded at once, sharing one core, a
- * ratio being the median of the rounds'); and what wrk sees through a lognormal delay, beside its configured
- * median and p99. Prints figures; asserts nothing. Needs wrk.
+ * ratio being the median of the rounds'); and what wrk sees through a lognormal delay, beside its
+ * configured median and p99. Prints figures; asserts nothing. Needs wrk.
  *
  *   npm run bench:faults [-- --rounds 5 --seconds 5 --node <binary>]
  */

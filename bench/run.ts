@@ -174,7 +174,11 @@ async function main (): Promise<void> {
   console.log(`start-up to first 200: ${beside(median(starts.service!.startup), median(starts.bare!.startup), 'ms', 0)}`)
   console.log(`RSS idle after the first answers: ${beside(median(starts.service!.idle), median(starts.bare!.idle), 'MiB')}`)
   if (starts.previous !== undefined) {
-    console.log(`beside ${options.against}: start-up ${beside(median(starts.service!.startup), median(starts.previous.startup), 'ms', 0)}; RSS idle ${beside(median(starts.service!.idle), median(starts.previous.idle), 'MiB')}`)
+    // The service and the revision start in the same turn: the median of the differences within a
+    // turn is what drift on a shared machine moves least.
+    const paired = median(starts.service!.startup.map((ms, i) => ms - starts.previous!.startup[i]!))
+    console.log(`beside ${options.against}: start-up ${beside(median(starts.service!.startup), median(starts.previous.startup), 'ms', 0)}` +
+      ` (the median of the paired differences: ${paired >= 0 ? '+' : ''}${paired.toFixed(0)} ms); RSS idle ${beside(median(starts.service!.idle), median(starts.previous.idle), 'MiB')}`)
   }
   console.log(`${MANY} idle keep-alive connections: ${beside(connections, bareConnections, 'MiB')} (${(connections * 1024 / MANY).toFixed(1)} and ${(bareConnections * 1024 / MANY).toFixed(1)} KiB each)`)
   // The service, the bare server and the revision's build, if any: loaded at once, sharing core 1.

@@ -168,7 +168,7 @@ async function main (): Promise<void> {
   if (previous !== undefined) await idleConnectionsMiB(previous.pid!, PREVIOUS_PORT, MANY)
   console.log(`load generator: ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s per case, the servers loaded at once` +
     ` ${TASKSET ? '(sharing core 1, their load generators core 0)' : '(not pinned: no taskset or one core)'}; node ${nodeVersion(options.node)}` +
-    `, both with the image's ${IMAGE_NODE_FLAGS.join(' ')}` +
+    `, each with the image's ${IMAGE_NODE_FLAGS.join(' ')}` +
     (options.metrics ? '; service with METRICS=true' : ''))
   console.log(`bare: a bare node:http server, writing a constant for start-up and idle memory (${options.starts} starts each, alternating, medians), the service's bytes for the rest`)
   console.log(`start-up to first 200: ${beside(median(starts.service!.startup), median(starts.bare!.startup), 'ms', 0)}`)

@@ -5,12 +5,16 @@ import type { Connection } from '../http/connection.ts'
  * Back-pressure on pipelined requests. Node's parser reads a whole read of a socket (64 KiB, some
  * 1,700 small requests) before it looks at the socket's back-pressure, and every request it reads
  * holds a request and a response in memory until the client reads its answer. So the parser is
- * stopped after the request that leaves MAX_WAITING_ANSWERS queued behind the answer being written
- * (or, while the process holds MAX_WAITING_ANSWERS_IN_PROCESS, after any request that waits): the
- * rest of the read is held and the socket is read no further. Parsing goes on, from the held bytes,
- * once the connection's answers have advanced below the bound: a client that reads gets every
- * answer, in order, at any depth; one that never reads holds a bounded number of answers until
- * the send timeout closes its connection (connection-timeouts.ts).
+ * stopped after a request whose successor's answer would have to wait beyond a bound: when
+ * MAX_WAITING_ANSWERS wait on the connection behind the answer being written, or, while the
+ * process holds MAX_WAITING_ANSWERS_IN_PROCESS or MAX_WAITING_BYTES_IN_PROCESS, as soon as an
+ * answer is being written on it. The bound is checked before the next request is read, so it holds
+ * as written: a connection never holds a waiting answer the bound did not let in. The rest of the
+ * read is held and the socket is read no further. Parsing goes on, from the held bytes, once the
+ * connection's answers have advanced below the bound (or its last answer has been written): a client
+ * that reads gets every answer, in order, at any depth; one that never reads holds at most the
+ * answer being written, and its share of the bound, until the send timeout closes its connection
+ * (connection-timeouts.ts).
  *
  * `parser`, its `onIncoming`, its execute callback, `_paused` and `_httpMessage` are node:http's
  * own, not its API (docs/architecture.md, Connections; test/front/hostile-clients.test.ts fails on a
@@ -73,9 +77,11 @@ type Pipelined = Connection & {
 
 const isPause = (result: number | ParseError): result is ParseError => typeof result !== 'number' && result.code === PAUSED
 
-/** Whether the request just read must wait for its connection's answers to advance before the next is read. */
-const mustWait = (socket: Pipelined) => socket[WAITING] >= MAX_WAITING_ANSWERS ||
-  (socket[WAITING] > 0 && (waitingInProcess >= MAX_WAITING_ANSWERS_IN_PROCESS || bytesInProcess >= MAX_WAITING_BYTES_IN_PROCESS))
+/** Whether the process holds as many waiting answers, or bytes of them, as it lets wait. */
+const processFull = () => waitingInProcess >= MAX_WAITING_ANSWERS_IN_PROCESS || bytesInProcess >= MAX_WAITING_BYTES_IN_PROCESS
+
+/** Whether the next request must not be read yet: its answer would wait beyond a bound. */
+const mustWait = (socket: Pipelined) => socket[WAITING] >= MAX_WAITING_ANSWERS || (socket._httpMessage != null && processFull())
 
 /** Puts a new connection's parser under back-pressure; called on 'connection', after node:http's own listener. */
 export function pipelined (connection: Connection): void {
@@ -91,7 +97,7 @@ export function pipelined (connection: Connection): void {
   if (parser == null) return
   const onIncoming = parser.onIncoming
   const executed = (parser.constructor as unknown as { kOnExecute: number }).kOnExecute
-  const onExecute = socket[ON_EXECUTE] = parser[executed]!
+  socket[ON_EXECUTE] = parser[executed]!
   parser.onIncoming = (request, keepAlive) => {
     // llhttp stops at the end of an Upgrade request; Node answers it as any other when nothing takes the upgrade.
     const upgrade = request.upgrade
@@ -101,19 +107,34 @@ export function pipelined (connection: Connection): void {
     return next === 0 && mustWait(socket) ? HPE_PAUSED : next
   }
   // What the parser made of a read of the socket.
-  parser[executed] = (result) => {
-    if (isPause(result)) return hold(socket, parser.getCurrentBuffer().subarray(result.bytesParsed))
-    const upgrade = socket[UPGRADE]
-    if (upgrade !== undefined && upgrade.complete) {
-      socket[UPGRADE] = undefined
-      const read = parser.getCurrentBuffer()
-      if (typeof result === 'number' && result < read.length) return parse(socket, read.subarray(result))
-    }
-    onExecute(result)
-  }
+  const read = () => parser.getCurrentBuffer()
+  parser[executed] = (result) => { afterExecute(socket, result, read) }
 }
 
-/** A closed connection's answers wait no more (Node drops them, and gives them no turn). */
+/**
+ * Takes what the parser made of `read` (a function: node:http's current buffer is a copy, made only
+ * when needed): a pause holds the rest; after an Upgrade that Node answered, the rest is parsed on.
+ * Anything else is node:http's. Whether parsing stopped is returned.
+ */
+function afterExecute (socket: Pipelined, result: number | ParseError, read: () => Buffer): boolean {
+  if (isPause(result)) return hold(socket, read().subarray(result.bytesParsed))
+  const upgrade = socket[UPGRADE]
+  if (upgrade !== undefined && typeof result === 'number') {
+    // llhttp stopped short of a read's end: at the Upgrade request's end, or, before it, in a pause
+    // (with the Upgrade flag set, a pause is reported as the bytes parsed).
+    const bytes = read()
+    if (result < bytes.length) {
+      if (!upgrade.complete) return hold(socket, bytes.subarray(result))
+      socket[UPGRADE] = undefined
+      return parse(socket, bytes.subarray(result))
+    }
+    if (upgrade.complete) socket[UPGRADE] = undefined
+  }
+  socket[ON_EXECUTE](result)
+  return false
+}
+
+/** A closed connection's answers wait no more (Node drops them, and gives them no turn): nothing of it is counted again. */
 export function released (connection: Connection): void {
   const socket = connection as Pipelined
   waitingInProcess -= socket[WAITING]
@@ -121,27 +142,31 @@ export function released (connection: Connection): void {
   socket[WAITING] = 0
   socket[WAITING_BYTES] = 0
   socket[HELD] = undefined
+  socket[LAST_WAITING] = undefined
 }
 
 /** Parses bytes the socket read before; what the parser makes of them goes to node:http, which reads on unless it pauses. */
-function parse (socket: Pipelined, bytes: Buffer): void {
+function parse (socket: Pipelined, bytes: Buffer): boolean {
   const parser = socket.parser!
   const result = parser.execute(bytes)
-  if (isPause(result)) return hold(socket, bytes.subarray(result.bytesParsed))
-  socket[ON_EXECUTE](result)
+  if (afterExecute(socket, result, () => bytes)) return true
   if (!socket._paused && socket.parser === parser) socket.resume()
+  return false
 }
 
 /**
- * Keeps what the parser has not read yet and reads the socket no further (node:http's pause: its
- * `_paused` also keeps a request's body from asking for more).
+ * Keeps what the parser has not read yet (a copy: the read it is part of may be far larger) and
+ * reads the socket no further (node:http's pause: its `_paused` also keeps a request's body from
+ * asking for more). With no answer waiting, parsing goes on once the answer being written is.
  */
-function hold (socket: Pipelined, rest: Buffer): void {
-  socket[HELD] = rest
+function hold (socket: Pipelined, rest: Buffer): true {
+  socket[HELD] = Buffer.from(rest)
   // node:http reads again when its own back-pressure eases, not knowing of the held bytes.
   socket.on('resume', keepHolding)
   socket._paused = true
   socket.pause()
+  if (socket[WAITING] === 0) socket._httpMessage?.once('finish', () => resumeIfFree(socket))
+  return true
 }
 
 function keepHolding (this: Pipelined): void {
@@ -150,13 +175,20 @@ function keepHolding (this: Pipelined): void {
   this.pause()
 }
 
+/** Parsing goes on from the held bytes in the next tick, once no bound stops it. */
+function resumeIfFree (socket: Pipelined): void {
+  if (socket[HELD] === undefined || socket[RESUMING] || socket[WAITING] > RESUME_AT || mustWait(socket)) return
+  socket[RESUMING] = true
+  process.nextTick(resumeParsing, socket)
+}
+
 /** Parsing goes on from the held bytes. */
 function resumeParsing (socket: Pipelined): void {
   socket[RESUMING] = false
-  const held = socket[HELD]!
+  const held = socket[HELD]
   socket[HELD] = undefined
   /* c8 ignore next: the client left between its answer's turn and this tick: nothing more to read */
-  if (socket.destroyed || socket.parser == null) return
+  if (held === undefined || socket.destroyed || socket.parser == null) return
   socket.off('resume', keepHolding)
   socket._paused = false
   socket.parser.resume()
@@ -179,21 +211,30 @@ export function counted (request: IncomingMessage, response: ServerResponse): vo
   response.once('socket', advanced)
 }
 
-/** node:http counts what a waiting answer holds (and gives back when it is written): so does the process. */
+/**
+ * node:http counts what a waiting answer holds (and gives back when it is written): so does the
+ * process, while the answer's connection is open (a closed one's were given back at its close).
+ */
 function pendingData (this: Waiting, bytes: number): void {
-  (this.req.socket as Pipelined)[WAITING_BYTES] += bytes
-  bytesInProcess += bytes
+  const socket = this.req.socket as Pipelined
+  if (!socket.destroyed) {
+    socket[WAITING_BYTES] += bytes
+    bytesInProcess += bytes
+  }
   this[PENDING](bytes)
 }
 
 /** A waiting answer's turn has come: one fewer waits, and parsing goes on once few enough do. */
 function advanced (socket: Pipelined): void {
+  /* c8 ignore next: node:http gives a closed connection's answers no turn */
+  if (socket.destroyed) return
   socket[WAITING]--
   waitingInProcess--
-  if (socket[WAITING] === 0) socket[LAST_WAITING] = undefined
-  if (socket[HELD] === undefined || socket[RESUMING] || socket[WAITING] > RESUME_AT || mustWait(socket)) return
-  socket[RESUMING] = true
-  process.nextTick(resumeParsing, socket)
+  if (socket[WAITING] > 0) return resumeIfFree(socket)
+  socket[LAST_WAITING] = undefined
+  // The last waiting answer is being written: parsing goes on once it has been, if not before.
+  if (socket[HELD] !== undefined) socket._httpMessage?.once('finish', () => resumeIfFree(socket))
+  resumeIfFree(socket)
 }
 
 /**
@@ -205,4 +246,9 @@ export function afterEarlierAnswers (connection: Connection, then: () => void): 
   const last = socket[LAST_WAITING] ?? socket._httpMessage
   if (last == null || last.writableFinished) return then()
   last.once('finish', then)
+}
+
+/** The answers waiting in this process, and the bytes they hold. */
+export function waitingInThisProcess (): { answers: number, bytes: number } {
+  return { answers: waitingInProcess, bytes: bytesInProcess }
 }

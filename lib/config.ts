@@ -26,6 +26,8 @@ export interface Config {
   /** How long a client may take nothing of an answer written to it (a send timeout) before its connection is closed. */
   sendTimeoutMs: number
   maxHeaderSize: number
+  /** Open connections a process keeps; one more is refused (front/server.ts). */
+  maxConnections: number
   drainDelayMs: number
   shutdownTimeoutMs: number
   /** Every API path needs a known token (`Authorization: Token <key>`). */
@@ -119,6 +121,7 @@ export function loadConfig (env: NodeJS.ProcessEnv): Config {
     requestTimeoutMs,
     sendTimeoutMs: Number(given.SEND_TIMEOUT_MS),
     maxHeaderSize: Number(given.MAX_HEADER_SIZE),
+    maxConnections: given.MAX_CONNECTIONS === undefined ? defaultMaxConnections() : Number(given.MAX_CONNECTIONS),
     drainDelayMs: Number(given.DRAIN_DELAY_MS),
     shutdownTimeoutMs: Number(given.SHUTDOWN_TIMEOUT_MS),
     loginRequired: given.LOGIN_REQUIRED === 'true',
@@ -191,6 +194,15 @@ const MiB = 1024 * 1024
  */
 function defaultCacheBytes (): number {
   return Math.min(4 * MiB, Math.floor(v8.getHeapStatistics().heap_size_limit / 8))
+}
+
+/**
+ * The connections the heap limit holds: what the process holds besides them (its code, the
+ * profile, the cache, the answers the process lets wait: pipelining.ts) is within 24 MiB, and a
+ * connection whose client pipelines and never reads holds up to 10 KiB of heap (idle, 4).
+ */
+function defaultMaxConnections (): number {
+  return Math.max(64, Math.floor((v8.getHeapStatistics().heap_size_limit - 24 * MiB) / (10 * 1024)))
 }
 
 /**

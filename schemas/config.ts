@@ -23,6 +23,10 @@ const words = (from: number, to: number, unit = '') =>
 
 const whole = (fallback: string | undefined, description: string, from = 1, to = Number.MAX_SAFE_INTEGER, unit = '') =>
   Type.String({ pattern: '^[0-9]+$', ...(fallback !== undefined && { default: fallback }), description, accepts: words(from, to, unit), range: [from, to] })
+/** A whole number from 1 up, or unset for what `unset` says. */
+const countOrUnset = (description: string, unset: string) => Type.Optional(Type.String({
+  pattern: '^[0-9]+$', description, accepts: words(1, Number.MAX_SAFE_INTEGER), range: [1, Number.MAX_SAFE_INTEGER], unset,
+}))
 const milliseconds = (fallback: string, description: string, from = 1) =>
   whole(fallback, description, from, LONGEST_TIMER_MS, ' of milliseconds')
 const flag = (description: string) =>
@@ -58,6 +62,8 @@ export const Environment = Type.Object({
   REQUEST_TIMEOUT_MS: milliseconds('30000', 'time a client has to send the whole request; at least HEADERS_TIMEOUT_MS'),
   SEND_TIMEOUT_MS: milliseconds('30000', 'how long a client may read nothing of an answer written to it before its connection is closed'),
   MAX_HEADER_SIZE: whole('16384', 'largest request line plus headers, in bytes'),
+  MAX_CONNECTIONS: countOrUnset('open connections each process keeps; a connection beyond them gets a 503 and is closed',
+    'what the heap limit holds: one per 10 KiB of it beyond 24 MiB, at least 64'),
   DRAIN_DELAY_MS: milliseconds('5000', 'after SIGTERM, how long /readyz answers 503 while the API keeps serving', 0),
   SHUTDOWN_TIMEOUT_MS: milliseconds('10000', 'after the drain delay, how long requests get to finish before they are cut'),
   LOGIN_REQUIRED: flag('true requires an API token (Authorization: Token <key>) on every API path'),
@@ -78,13 +84,7 @@ export const Environment = Type.Object({
     description: 'the status\'s key names: the specification\'s (service-version…), or the inventory service\'s own (netbox-version…) for clients written for it',
     accepts: 'neutral or reference',
   }),
-  CACHE_MAX_MB: Type.Optional(Type.String({
-    pattern: '^[0-9]+$',
-    description: 'MiB of rendered answers each process keeps',
-    accepts: words(1, Number.MAX_SAFE_INTEGER),
-    range: [1, Number.MAX_SAFE_INTEGER],
-    unset: 'an eighth of the heap limit, at most 4',
-  })),
+  CACHE_MAX_MB: countOrUnset('MiB of rendered answers each process keeps', 'an eighth of the heap limit, at most 4'),
   FAULTS: Type.Optional(text(undefined, 'delays, errors and broken connections to inject, by route (see "Rehearsing failures"); re-read on change and on SIGHUP',
     'the path of a faults JSON file', 'no fault is injected')),
 })

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
+import { getHeapStatistics } from 'node:v8'
 import { loadConfig } from '../lib/config.ts'
 import { help } from '../lib/process/help.ts'
 import { setting, VARIABLES, type Environment } from '../schemas/config.ts'
@@ -20,6 +21,7 @@ t.test('defaults', async (t) => {
     requestTimeoutMs: 30000,
     sendTimeoutMs: 30000,
     maxHeaderSize: 16384,
+    maxConnections: Math.max(64, Math.floor((getHeapStatistics().heap_size_limit - 24 * 1024 * 1024) / 10240)),
     drainDelayMs: 5000,
     shutdownTimeoutMs: 10000,
     loginRequired: false,
@@ -50,6 +52,7 @@ t.test('every variable, set', async (t) => {
     REQUEST_TIMEOUT_MS: '5000',
     SEND_TIMEOUT_MS: '45000',
     MAX_HEADER_SIZE: '8192',
+    MAX_CONNECTIONS: '2000',
     DRAIN_DELAY_MS: '0',
     SHUTDOWN_TIMEOUT_MS: '20000',
     REDIS_URL: 'rediss://redis.internal:6380/1',
@@ -76,6 +79,7 @@ t.test('every variable, set', async (t) => {
     requestTimeoutMs: 5000,
     sendTimeoutMs: 45000,
     maxHeaderSize: 8192,
+    maxConnections: 2000,
     drainDelayMs: 0,
     shutdownTimeoutMs: 20000,
     loginRequired: false,
@@ -122,6 +126,7 @@ t.test('a bad value of each variable: its name, the value and what is accepted, 
     [{ REQUEST_TIMEOUT_MS: '' }, `REQUEST_TIMEOUT_MS ${WHOLE_MS}; got ""`],
     [{ HEADERS_TIMEOUT_MS: '60000' }, 'REQUEST_TIMEOUT_MS must be at least HEADERS_TIMEOUT_MS (60000); got "30000"'],
     [{ MAX_HEADER_SIZE: '0' }, 'MAX_HEADER_SIZE must be a whole number from 1 up; got "0"'],
+    [{ MAX_CONNECTIONS: '0' }, 'MAX_CONNECTIONS must be a whole number from 1 up; got "0"'],
     [{ DRAIN_DELAY_MS: '5s' }, 'DRAIN_DELAY_MS must be a whole number of milliseconds from 0 to 2147483647; got "5s"'],
     [{ SHUTDOWN_TIMEOUT_MS: '2147483648' }, `SHUTDOWN_TIMEOUT_MS ${WHOLE_MS}; got "2147483648"`],
     [{ LOGIN_REQUIRED: 'yes' }, 'LOGIN_REQUIRED must be true or false; got "yes"'],

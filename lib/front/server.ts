@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import { http } from '../builtins.ts'
 import type { Config } from '../config.ts'
 import { detail, MESSAGES } from '../errors.ts'
@@ -9,7 +10,7 @@ import { toOriginForm } from '../http/target.ts'
 import { ConnectionTimeouts } from './connection-timeouts.ts'
 import { afterEarlierAnswers, counted, pipelined, released } from './pipelining.ts'
 
-type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'sendTimeoutMs' | 'maxHeaderSize'>
+type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'sendTimeoutMs' | 'maxHeaderSize' | 'maxConnections'>
 
 /**
  * The service's one node:http server, with the configured limits. Every answer is JSON, also
@@ -44,10 +45,18 @@ export function createHttpServer (limits: Limits, listener: RequestListener): Se
   // the answer. Node's own switch, set on the server as Node's tests do: it is not an option of
   // createServer.
   ;(server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
+  // A connection beyond MAX_CONNECTIONS never reaches node:http: it gets a 503 and is closed.
+  const [serve] = server.listeners('connection') as Array<(this: Server, socket: Connection) => void>
+  server.removeAllListeners('connection')
+  let open = 0
   server.on('connection', (socket: Connection) => {
+    if (open >= limits.maxConnections) return refuse(socket)
+    open++
+    serve!.call(server, socket)
     pipelined(socket)
     idle.opened(socket)
     socket.once('close', () => {
+      open--
       released(socket)
       idle.closed(socket)
     })
@@ -75,6 +84,17 @@ export function createHttpServer (limits: Limits, listener: RequestListener): Se
 }
 
 const EXPECTATION_FAILED = detail(MESSAGES.expectationFailed)
+
+/** A connection the process has no room for: its 503 is written at once, and the connection closed once it is sent. */
+function refuse (socket: Socket): void {
+  // node:http's error handler is not on it: a client that resets before its 503 is written must not take the process.
+  socket.on('error', ignore)
+  writeRawAnswer(socket, 503, MESSAGES.serviceUnavailable)
+  socket.destroySoon()
+}
+
+/* c8 ignore next: only a reset that comes before the 503 is written calls it */
+function ignore (): void {}
 
 /** What Node's keep-alive timer gives a client beyond the timeout it advertises, so that the client closes first. */
 const KEEP_ALIVE_GRACE_MS = 1000

@@ -55,16 +55,16 @@ export function pollRqWorkers (url: string, intervalMs: number, logger: Logger, 
   let connectionError: Error | undefined
   redis.on('error', (error) => { connectionError = error })
   let received = 0
-  const tooMuch = () => {
-    connectionError = new Error(`a reply of more than ${MAX_REPLY_BYTES} bytes`)
-    redis.disconnect(true)
-  }
   redis.on('connect', () => {
     received = 0
-    redis.stream.on('data', (chunk: Buffer) => {
+    const stream = redis.stream
+    // Before ioredis's parser: past the bound the socket is destroyed at once, read no further
+    // (a half-close would go on reading), and ioredis connects anew.
+    stream.prependListener('data', (chunk: Buffer) => {
       received += chunk.length
-      // Once, as the count goes past the bound: the connection is closing from then on.
-      if (received > MAX_REPLY_BYTES && received - chunk.length <= MAX_REPLY_BYTES) tooMuch()
+      if (received <= MAX_REPLY_BYTES || stream.destroyed) return
+      connectionError = new Error(`a reply of more than ${MAX_REPLY_BYTES} bytes`)
+      stream.destroy()
     })
   })
   redis.on('ready', () => { connectionError = undefined })

@@ -58,6 +58,7 @@ export async function serve (): Promise<void> {
     host: config.host,
     workers: config.workers,
     cacheMiB: config.cacheBytes / 2 ** 20,
+    maxConnections: config.maxConnections,
     allowedHosts: config.allowedHosts ?? '*',
     loginRequired: config.loginRequired,
     apiTokens: tokens.count,

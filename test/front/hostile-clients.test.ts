@@ -2,117 +2,24 @@ import t, { type Test } from 'tap'
 import autocannon from 'autocannon'
 import fc from 'fast-check'
 import { once } from 'node:events'
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
-import { connect, type AddressInfo } from 'node:net'
+import { connect, createConnection, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { MAX_WAITING_ANSWERS, MAX_WAITING_ANSWERS_IN_PROCESS } from '../../lib/front/pipelining.ts'
-import { brokenRedis, ENDLESS } from '../helpers/broken-redis.ts'
+import { brokenRedis, ENDLESS, HUNDRED_MB, HUNDRED_MB_ERROR } from '../helpers/broken-redis.ts'
 import { fetch } from '../helpers/http.ts'
 import { readings, urlWith } from '../helpers/token-urls.ts'
-import { command, logged, start, type Service } from '../helpers/process.ts'
+import { command, logged, start } from '../helpers/process.ts'
+import { cgroupSkip, memoryLimited } from '../helpers/cgroup.ts'
+import { answersIn, assertAnswers, converse, DEADLINE_MS, DEPLOYMENT, descriptors, GET, holds, peakMiB, replica, wellFormed, type Answer } from '../helpers/hostile.ts'
 import { until } from '../helpers/wait.ts'
 
 // Clients that mean harm, over raw sockets, against the service as a process with the heap limit of
 // the Kubernetes deployment. One case per finding; each asserts what must hold for any client:
 // every answer JSON and no 5xx, never more answers than requests (none to a request that was not
-// made), a close where one is due, and the process alive. The file ends with a fuzzing run.
-
-/** The Kubernetes deployment's Node settings: the smallest heap the project ships. */
-const DEPLOYMENT = { NODE_OPTIONS: '--max-old-space-size=64 --max-semi-space-size=4', MALLOC_ARENA_MAX: '2' }
-const DEADLINE_MS = 10_000
-
-interface Answer { status: number, headers: Record<string, string>, body: string }
-interface Conversation { answers: Answer[], closed: boolean, received: string }
-
-/** Every complete final answer in what a connection received; `heads` says which requests were HEAD (their answers have no body). */
-function answersIn (received: Buffer, heads: readonly boolean[] = []): Answer[] {
-  const answers: Answer[] = []
-  let rest = received
-  for (;;) {
-    const headerEnd = rest.indexOf('\r\n\r\n')
-    if (headerEnd === -1) return answers
-    const [statusLine = '', ...lines] = rest.subarray(0, headerEnd).toString('latin1').split('\r\n')
-    const headers: Record<string, string> = {}
-    for (const line of lines) {
-      const colon = line.indexOf(':')
-      headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim()
-    }
-    const status = Number(statusLine.split(' ')[1])
-    const length = heads[answers.length] === true && status >= 200 ? 0 : Number(headers['content-length'] ?? 0)
-    if (rest.length < headerEnd + 4 + length) return answers
-    // An interim answer (100 Continue to an Expect) is no answer of its own.
-    if (status >= 200) answers.push({ status, headers, body: rest.subarray(headerEnd + 4, headerEnd + 4 + length).toString() })
-    rest = rest.subarray(headerEnd + 4 + length)
-  }
-}
-
-/**
- * Writes the bytes, half-closes unless `keepOpen`, and collects what comes back until the
- * server closes, or for `keepOpen` ms when it does not.
- */
-function converse (port: number, bytes: string | Buffer, { keepOpen }: { keepOpen?: number } = {}): Promise<Conversation> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    const socket = connect(port, '127.0.0.1', () => keepOpen === undefined ? socket.end(bytes) : socket.write(bytes))
-    const done = (closed: boolean) => {
-      clearTimeout(timer)
-      socket.destroy()
-      const received = Buffer.concat(chunks)
-      resolve({ answers: answersIn(received), closed, received: received.toString('latin1') })
-    }
-    const timer = setTimeout(() => keepOpen === undefined ? reject(new Error(`no close in ${DEADLINE_MS} ms`)) : done(false), keepOpen ?? DEADLINE_MS)
-    socket.on('data', (chunk) => chunks.push(chunk))
-    socket.on('close', () => done(true))
-    // A reset is a close too.
-    socket.on('error', () => {})
-  })
-}
-
-/** What holds for every answer: JSON, never a 5xx. */
-function wellFormed (answer: Answer): string | undefined {
-  if (answer.status >= 500) return `a ${answer.status}`
-  if (answer.headers['content-type'] !== 'application/json') return `${answer.status} with Content-Type ${answer.headers['content-type']}`
-  try {
-    JSON.parse(answer.body)
-  } catch {
-    return `${answer.status} with a body that is not JSON: ${JSON.stringify(answer.body.slice(0, 80))}`
-  }
-  return undefined
-}
-
-/** The statuses of a conversation, each answer checked; the connection closed as `closed` says. */
-function assertAnswers (t: Test, { answers, closed }: Omit<Conversation, 'received'>, statuses: number[], shouldClose: boolean, what: string): void {
-  t.same(answers.map(wellFormed).filter((problem) => problem !== undefined), [], `${what}: every answer JSON, no 5xx`)
-  t.same(answers.map((answer) => answer.status), statuses, `${what}: answered ${statuses.join(', ') || 'nothing'}`)
-  t.equal(closed, shouldClose, `${what}: ${shouldClose ? 'closed' : 'kept open'}`)
-}
-
-/** The resident memory of a process, in MiB (Linux). */
-function residentMiB (pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
-}
-
-type Replica = Service & { idleMiB: number }
-
-/** The service with the deployment's settings, warmed up, and its resident memory then. */
-async function replica (t: Test, env: NodeJS.ProcessEnv = {}): Promise<Replica> {
-  const service = await start(t, { ...DEPLOYMENT, ...env })
-  for (let i = 0; i < 50; i++) await fetch(service.port, i % 2 === 0 ? '/api/schema/' : `/api/extras/object-types/?limit=${i}`, { headers: { host: 'inv.example.com' } })
-  return { ...service, idleMiB: residentMiB(service.child.pid!) }
-}
-
-/** What must hold after every case: the process alive, answering its probe, its memory near where it was idle. */
-async function holds (t: Test, service: Replica, marginMiB = 32): Promise<void> {
-  t.same([service.child.exitCode, service.child.signalCode], [null, null], 'the process is alive')
-  // A connection the kernel refused while it still tore down the attack's is tried again.
-  await until('the probe to answer', async () => (await fetch(service.port, '/healthz').catch(() => ({ status: 0 }))).status === 200)
-  t.pass('and answers its probe')
-  const now = residentMiB(service.child.pid!)
-  t.ok(now - service.idleMiB < marginMiB, `memory near idle: ${service.idleMiB.toFixed(0)} MiB before, ${now.toFixed(0)} MiB after`)
-}
-
-const GET = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: inv.example.com\r\n${extra}\r\n`
+// made), a close where one is due, and the process alive. The file ends with a fuzzing run. The
+// crowds of thousands of connections are in crowds.test.ts.
 
 /** A pipelined request of the mix below, and what its answer must be. */
 interface Asked { bytes: string, head: boolean, check: (answer: Answer) => boolean }
@@ -253,13 +160,30 @@ t.test('CONNECT, TRACE and Upgrade behind other requests are answered in their t
     request('OPTIONS', '/api/status/') + request('GET', '/api/status/', 'Connection: close\r\n')),
   [[200, '{"extras":"http://inv.'], [405, '{"detail":"Method \\"TRACE\\" not allowed."}'.slice(0, 22)], [200, '{"object-types":"http:'], [200, '{"name":"Status","desc'], [200, '{"framework-version":"']],
   'TRACE and Upgrade are requests like any other: each answered in its turn, and the requests after them too')
+  // At the end of a read, whole or with its body still to come: what comes in the next read is read too.
+  for (const [first, second] of [
+    [request('GET', '/api/extras/', 'Connection: Upgrade\r\nUpgrade: websocket\r\n'), request('GET', '/api/', 'Connection: close\r\n')],
+    [request('GET', '/api/extras/', 'Connection: Upgrade\r\nUpgrade: websocket\r\nContent-Length: 5\r\n') + 'ab', 'cde' + request('GET', '/api/', 'Connection: close\r\n')],
+  ] as const) {
+    const socket = createConnection(service.port, '127.0.0.1', () => socket.write(first))
+    let received = ''
+    socket.on('data', (chunk) => {
+      received += chunk.toString('latin1')
+      if (answersIn(Buffer.from(received, 'latin1')).length === 1 && socket.bytesWritten === first.length) socket.write(second)
+    })
+    await once(socket, 'close')
+    t.same(answersIn(Buffer.from(received, 'latin1')).map((answer) => answer.body.slice(0, 22)), ['{"object-types":"http:', '{"extras":"http://inv.'],
+      `an Upgrade request at the end of a read${first.endsWith('ab') ? ', its body still to come' : ''}: answered, and the request in the next read too`)
+  }
+  // Wherever it falls against the bound on waiting answers: before it, on it, after it, twice over.
+  for (const before of [MAX_WAITING_ANSWERS - 1, MAX_WAITING_ANSWERS, MAX_WAITING_ANSWERS + 1, MAX_WAITING_ANSWERS * 2, MAX_WAITING_ANSWERS * 2 + 1, 1000]) {
+    const { answers, closed } = await converse(service.port, request('GET', '/api/status/').repeat(before) +
+      request('GET', '/api/extras/', 'Connection: Upgrade\r\nUpgrade: websocket\r\n') + request('GET', '/api/status/').repeat(100) + request('GET', '/api/', 'Connection: close\r\n'), { keepOpen: DEADLINE_MS })
+    t.same([answers.length, answers[before]?.body.slice(0, 22), answers.at(-1)?.body.slice(0, 22), closed], [before + 102, '{"object-types":"http:', '{"extras":"http://inv.', true],
+      `an Upgrade after ${before} pipelined requests: answered in its turn, then the 101 requests after it, and the close asked for`)
+  }
   await holds(t, service)
 })
-
-/** Open file descriptors of a process (Linux): its sockets among them. */
-function descriptors (pid: number): number {
-  return readdirSync(`/proc/${pid}/fd`).length
-}
 
 /** A faults file in the test's folder. */
 function faultsFile (t: Test, faults: unknown, name = 'faults.json'): string {
@@ -353,7 +277,7 @@ t.test('a faults file is read in time linear in its size; too large a file is re
 
 t.test('a broken Redis cannot take the replica: a reply without end, a silence, a reply that is no count, an error', async (t) => {
   for (const [what, reply] of [
-    ['a reply without end', (): typeof ENDLESS => ENDLESS],
+    ['a reply without end', () => ENDLESS],
     ['a silence', (poll: number) => poll <= 1 ? ':3\r\n' : undefined],
     ['a count below 0', () => ':-5\r\n'],
     ['an error', () => '-WRONGTYPE Operation against a key holding the wrong kind of value\r\n'],
@@ -371,6 +295,23 @@ t.test('a broken Redis cannot take the replica: a reply without end, a silence, 
     // Once for each spell Redis was gone: a busy machine may see it answer again in between.
     const spells = service.output().split('serving the last worker count').length - 1
     t.ok(spells >= 1 && spells <= service.output().split('Redis reachable again').length, `${what}: logged once a spell (${spells})`)
+    await holds(t, service)
+    service.child.kill('SIGTERM')
+  }
+})
+
+t.test('a Redis reply past 64 KiB is cut at once: 100 MB, endless, a 100 MB error, each in a 256 MiB cgroup, keep the replica under 150 MiB', { skip: cgroupSkip }, async (t) => {
+  for (const [what, flood] of [['a 100 MB reply', HUNDRED_MB], ['a reply without end', ENDLESS], ['a 100 MB error', HUNDRED_MB_ERROR]] as const) {
+    const { url, seen } = await brokenRedis(t, () => flood)
+    const service = await replica(t, { REDIS_URL: url, RQ_POLL_INTERVAL_MS: '100', METRICS: 'true' }, { cgroup: memoryLimited(t, 256 * 2 ** 20) })
+    // Each connection's reply is cut, and the next connection polled again.
+    await until(`${what}: five connections`, () => seen.connections >= 5)
+    t.match((await fetch(service.port, '/metrics')).body, /^inventory_redis_up 0$/m, `${what}: Redis reported down`)
+    t.match(service.output(), 'unreachable (a reply of more than 65536 bytes)', `${what}: logged as a reply too large`)
+    // What the kernel's buffers take on both ends, and no more: a reply is never read far.
+    t.ok(seen.mostWritten < 32 * 2 ** 20, `${what}: a connection closed after ${(seen.mostWritten / 2 ** 20).toFixed(1)} MiB`)
+    const peak = peakMiB(service.child.pid!)
+    t.ok(peak < 150, `${what}: the most resident memory ${peak.toFixed(0)} MiB, under 150`)
     await holds(t, service)
     service.child.kill('SIGTERM')
   }

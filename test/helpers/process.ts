@@ -31,15 +31,18 @@ export interface RunOptions {
   script?: string
   /** The limit of open files (`ulimit -n`) it starts with. */
   maxFiles?: number
+  /** A cgroup's folder (helpers/cgroup.ts) it runs in from its start. */
+  cgroup?: string
 }
 
 /** The real entry point as a child process: by default the source, with coverage. */
-function spawnMain (args: string[], env: NodeJS.ProcessEnv, { group = false, script, maxFiles }: RunOptions) {
+function spawnMain (args: string[], env: NodeJS.ProcessEnv, { group = false, script, maxFiles, cgroup }: RunOptions) {
   const { NODE_V8_COVERAGE, ...environment } = childEnv()
   const coverage = script === undefined && NODE_V8_COVERAGE !== undefined ? { NODE_V8_COVERAGE } : {}
   const node = [process.execPath, ...(script === undefined ? [...TYPESCRIPT, MAIN] : [script]), ...args]
-  // prlimit runs the command in its own process: the pid is the service's.
-  const [command, ...rest] = maxFiles === undefined ? node : ['prlimit', `--nofile=${maxFiles}`, '--', ...node]
+  // prlimit runs the command in its own process, and the shell execs it in its own: the pid is the service's.
+  const limited = maxFiles === undefined ? node : ['prlimit', `--nofile=${maxFiles}`, '--', ...node]
+  const [command, ...rest] = cgroup === undefined ? limited : ['sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup, ...limited]
   return spawn(command!, rest, {
     // Its own process group, as a terminal's foreground job is: Ctrl-C signals the whole group.
     detached: group,

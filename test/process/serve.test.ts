@@ -108,12 +108,12 @@ t.test('bad configuration (exit 2) or a bad profile (exit 1) stops start-up with
 t.test('version and --version print the version; start-up logs it with the settings in effect', async (t) => {
   const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
   for (const arg of ['version', '--version']) t.same(await command([arg]), { code: 0, stdout: `${version}\n`, stderr: '' }, arg)
-  const server = await start(t, { ALLOWED_HOSTS: 'a.test,.b.test', CACHE_MAX_MB: '8', PORTT: '1' })
+  const server = await start(t, { ALLOWED_HOSTS: 'a.test,.b.test', CACHE_MAX_MB: '8', MAX_CONNECTIONS: '300', PORTT: '1' })
   await until('the start-up line', () => server.output().includes('"msg":"serving"'))
   const lines = server.output().split('\n').filter((line) => line !== '').map((line) => JSON.parse(line))
   t.equal(lines.find((line) => line.level === 40)?.msg, 'PORTT is not a setting of this service and is ignored: did you mean PORT?')
   t.match(lines.find((line) => line.msg === 'serving'), {
-    version, port: server.port, host: '127.0.0.1', workers: 1, cacheMiB: 8, allowedHosts: ['a.test', '.b.test'], loginRequired: false, apiTokens: 0, generation: 1,
+    version, port: server.port, host: '127.0.0.1', workers: 1, cacheMiB: 8, maxConnections: 300, allowedHosts: ['a.test', '.b.test'], loginRequired: false, apiTokens: 0, generation: 1,
   })
 })
 

@@ -1,0 +1,91 @@
+import t, { type Test } from 'tap'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { connect, type Socket } from 'node:net'
+import { fetch } from '../helpers/http.ts'
+import { converse, DEPLOYMENT, familyDescriptors, GET, holds, replica, residentMiB } from '../helpers/hostile.ts'
+import { logged, start } from '../helpers/process.ts'
+import { until } from '../helpers/wait.ts'
+
+// Crowds: thousands of connections at once against a replica with the Kubernetes deployment's heap
+// (helpers/hostile.ts), each case in its own process of the service. A wait here is for what the
+// service does (an answer, a close, its descriptors), bounded only by a deadline far beyond the
+// slowest run seen.
+
+/** Far beyond the slowest run seen of each wait here (a busy machine took a third of it). */
+const CROWD_DEADLINE_MS = 240_000
+
+t.test('5,000 connections that pipeline new pages and never read leave the replica alive and serving, until the send timeout closes them (one process, then WORKERS=2)', async (t) => {
+  for (const env of [{}, { WORKERS: '2' }]) {
+    const what = env.WORKERS === undefined ? 'one process' : 'WORKERS=2'
+    const service = await replica(t, { SEND_TIMEOUT_MS: '5000', ...env })
+    const idleDescriptors = familyDescriptors(service.child.pid!)
+    let answered = 0
+    let closed = 0
+    const sockets: Socket[] = []
+    for (let c = 0; c < 5000; c++) {
+      const socket = connect(service.port, '127.0.0.1')
+      // 20 pages of 24 KB each: more than the kernel's buffers take of 5,000 connections' answers.
+      socket.write(Array.from({ length: 20 }, (_, i) => GET(`/api/extras/object-types/?limit=1000&n=${c}-${i}`)).join(''))
+      // The first bytes say the service read the requests; then nothing more is read.
+      socket.once('data', () => { answered++; socket.pause() })
+      socket.on('error', () => {})
+      socket.on('close', () => closed++)
+      sockets.push(socket)
+      // Opened in batches, as a load tool ramps up its connections.
+      if (c % 500 === 499) await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    t.teardown(() => { for (const socket of sockets) socket.destroy() })
+    await until(`${what}: an answer on each of the 5,000 connections`, () => answered + closed >= 5000, CROWD_DEADLINE_MS)
+    t.equal((await fetch(service.port, '/healthz')).status, 200, `${what}: the probe answers while all 5,000 wait`)
+    t.equal(answered, 5000, `${what}: each was answered`)
+    // A client that reads nothing sees no close either: the service's descriptors say it closed them.
+    await until(`${what}: the service to close the 5,000 connections`, () => familyDescriptors(service.child.pid!) <= idleDescriptors + 5, CROWD_DEADLINE_MS)
+    t.pass(`${what}: the send timeout closed them all`)
+    t.same([service.child.exitCode, service.child.signalCode], [null, null], `${what}: the process is alive`)
+    t.equal((await fetch(service.port, '/healthz')).status, 200, `${what}: and answers its probe`)
+    // The answers each connection's kernel buffers did not take stay with the allocator (docs/load-testing.md).
+    t.comment(`${what}: resident memory ${residentMiB(service.child.pid!).toFixed(0)} MiB, from ${service.idleMiB.toFixed(0)} idle`)
+    service.child.kill('SIGTERM')
+  }
+})
+
+/** Runs test/fixtures/idle-connections.mjs in a process of its own (for its own limit of open files): its tally once every connection has its answer. */
+async function idleConnections (t: Test, port: number, count: number) {
+  const child = spawn(process.execPath, [new URL('../fixtures/idle-connections.mjs', import.meta.url).pathname, String(port), String(count)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  t.teardown(() => { child.kill() })
+  let printed = ''
+  child.stdout.on('data', (chunk) => { printed += chunk })
+  await until(`${count} connections to be answered`, () => printed.includes('\n'), CROWD_DEADLINE_MS)
+  return {
+    tally: JSON.parse(printed) as { served: number, refused: number, other: string[] },
+    close: async () => {
+      child.kill()
+      await once(child, 'close')
+    },
+  }
+}
+
+t.test('connections beyond MAX_CONNECTIONS get a JSON 503 at once and are closed; 20,000 idle ones leave a replica alive at the 64 MiB heap', async (t) => {
+  // Started without a warm-up: no connection of the test's is open to it.
+  const small = await start(t, { ...DEPLOYMENT, MAX_CONNECTIONS: '50' })
+  const crowd = await idleConnections(t, small.port, 60)
+  t.same(crowd.tally, { served: 50, refused: 10, other: [] }, 'MAX_CONNECTIONS=50, 60 connections: 50 kept and answered, 10 answered the 503 and closed')
+  const { answers, closed } = await converse(small.port, GET('/healthz'))
+  t.same([answers.map(({ status, headers, body }) => [status, headers['content-type'], headers.connection, body]), closed],
+    [[[503, 'application/json', 'close', '{"detail":"Service temporarily unavailable, try again later."}']], true], 'one more, meanwhile: the 503, and closed')
+  await crowd.close()
+  await holds(t, { ...small, idleMiB: residentMiB(small.child.pid!) })
+
+  // The default: what the heap limit holds.
+  const service = await start(t, DEPLOYMENT)
+  const idleMiB = residentMiB(service.child.pid!)
+  await logged(service, '"msg":"serving"')
+  const { maxConnections } = JSON.parse(service.output().split('\n').find((line) => line.includes('"msg":"serving"'))!)
+  const halves = await Promise.all([idleConnections(t, service.port, 10_000), idleConnections(t, service.port, 10_000)])
+  const tally = { served: halves[0].tally.served + halves[1].tally.served, refused: halves[0].tally.refused + halves[1].tally.refused, other: [...halves[0].tally.other, ...halves[1].tally.other] }
+  t.same(tally, { served: maxConnections, refused: 20_000 - maxConnections, other: [] }, `20,000 idle connections: ${maxConnections} kept (the default at this heap), the rest refused`)
+  t.same([service.child.exitCode, service.child.signalCode], [null, null], 'the process is alive with them all open')
+  for (const half of halves) await half.close()
+  await holds(t, { ...service, idleMiB }, 96)
+})

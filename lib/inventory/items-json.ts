@@ -14,8 +14,9 @@ export interface RenderedItem {
  * URL and `format` make of an item's url), as text in list order joined by commas. An item is a
  * slice of that text, and a page its head, the runs of items that lie side by side (most orders
  * and filters leave a page's items in one run) and its tail, joined: V8 slices and joins strings
- * without copying them, and Node writes a string to the socket without a Buffer of its own, so a
- * page allocates no body (docs/performance.md, Misses).
+ * without copying them, and Node writes a short string to the socket from its stack, so a short
+ * page allocates no body (a long one is sent as a Buffer: routes/endpoint.ts; docs/performance.md,
+ * Misses).
  */
 export class ItemsJson {
   readonly #text: string

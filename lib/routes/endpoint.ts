@@ -184,8 +184,16 @@ function send (request: FastifyRequest, reply: FastifyReply, generation: Generat
   reply.header('etag', etag)
   if (ifNoneMatches(request.raw, etag)) return reply.code(304).send()
   request.generation = generation
-  return reply.send(body)
+  return reply.send(typeof body === 'string' && body.length > STACK_WRITE_CHARS ? Buffer.from(body) : body)
 }
+
+/**
+ * Node writes a string of up to this many characters from its stack. A longer one it first copies
+ * into a buffer of three bytes a character (UTF-8's most), and Node 22 and 24 also keep the string
+ * itself in the heap, until the client has taken it all: as a Buffer, a long body holds its own
+ * length, outside the heap.
+ */
+const STACK_WRITE_CHARS = 16 * 1024 / 3
 
 /** The endpoint's checks of a request, before its method's: `format` (404), then the token (403). */
 function checks (app: FastifyInstance, { formats }: Endpoint, tokens: ApiTokens): onRequestHookHandler {

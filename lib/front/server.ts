@@ -16,8 +16,8 @@ type Limits = Pick<Config, 'keepAliveTimeoutMs' | 'headersTimeoutMs' | 'requestT
  * The service's one node:http server, with the configured limits. Every answer is JSON, also
  * for what Node would otherwise answer, or drop, by itself, before there is a request for
  * Fastify to answer: Fastify's clientErrorHandler answers what Node cannot parse (plugins/errors.ts),
- * this server CONNECT and an unmet Expect. A request reaches `listener` with its target in origin
- * form (http/target.ts).
+ * this server CONNECT, an unmet Expect and a connection beyond MAX_CONNECTIONS. A request reaches
+ * `listener` with its target in origin form (http/target.ts).
  */
 export function createHttpServer (limits: Limits, listener: RequestListener): Server {
   const server = http.createServer({
@@ -50,7 +50,10 @@ export function createHttpServer (limits: Limits, listener: RequestListener): Se
   server.removeAllListeners('connection')
   let open = 0
   server.on('connection', (socket: Connection) => {
-    if (open >= limits.maxConnections) return refuse(socket)
+    if (open >= limits.maxConnections) {
+      server.emit('drop')
+      return refuse(socket)
+    }
     open++
     serve!.call(server, socket)
     pipelined(socket)

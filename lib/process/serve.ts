@@ -5,7 +5,7 @@ import { ConfigError, hostProblem, loadConfig, type Config } from '../config.ts'
 import { reservePort } from '../front/listen.ts'
 import { createService, load, type Loaded } from '../service.ts'
 import { reportListening, superviseWorkers } from './cluster.ts'
-import { warnWhenOutOfDescriptors } from './descriptors.ts'
+import { warnWhenFull, warnWhenOutOfDescriptors } from './descriptors.ts'
 import { reloadOnChange } from './reload.ts'
 import { closeOnSignal } from './shutdown.ts'
 import { version } from '../version.ts'
@@ -68,6 +68,7 @@ export async function serve (): Promise<void> {
   }, 'serving')
   collectForServing()
   warnWhenOutOfDescriptors(logger)
+  warnWhenFull(service.server, config.maxConnections, logger)
   if (cluster.isWorker) reportListening()
 }
 

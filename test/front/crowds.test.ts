@@ -73,6 +73,8 @@ t.test('connections beyond MAX_CONNECTIONS get a JSON 503 at once and are closed
   t.same([answers.map(({ status, headers, body }) => [status, headers['content-type'], headers.connection, body]), closed],
     [[[503, 'application/json', 'close', '{"detail":"Service temporarily unavailable, try again later."}']], true], 'one more, meanwhile: the 503, and closed')
   await crowd.close()
+  t.equal(small.output().split('"msg":"all 50 connections this process keeps are open (MAX_CONNECTIONS): new connections get a 503 and are closed until some close. ' +
+    'Raise MAX_CONNECTIONS with the heap (--max-old-space-size), or add replicas"').length - 1, 1, 'said in the log, once')
   await holds(t, { ...small, idleMiB: residentMiB(small.child.pid!) })
 
   // The default: what the heap limit holds.

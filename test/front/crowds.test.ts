@@ -42,8 +42,9 @@ t.test('5,000 connections that pipeline new pages and never read leave the repli
     // A client that reads nothing sees no close either: the service's descriptors say it closed them.
     await until(`${what}: the service to close the 5,000 connections`, () => familyDescriptors(service.child.pid!) <= idleDescriptors + 5, CROWD_DEADLINE_MS)
     t.pass(`${what}: the send timeout closed them all`)
-    // What the kernel's buffers did not take of each connection's last answer (a 24 KB Buffer) stays with the allocator.
-    await holds(t, service, 128)
+    // What the kernel's buffers did not take of each connection's last answer (a 24 KB Buffer, 117 MiB
+    // for all 5,000) stays with the allocator: 93 to 140 MiB more seen, where strings left 320 MiB more.
+    await holds(t, service, 224)
     service.child.kill('SIGTERM')
   }
 })

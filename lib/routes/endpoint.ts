@@ -189,7 +189,7 @@ function send (request: FastifyRequest, reply: FastifyReply, generation: Generat
 
 /**
  * Node writes a string of up to this many characters from its stack. A longer one it first copies
- * into a buffer of three bytes a character (UTF-8's most), and Node 22 and 24 also keep the string
+ * into a buffer of three bytes a character (UTF-8's most), and Node before 26.10 also keeps the string
  * itself in the heap, until the client has taken it all: as a Buffer, a long body holds its own
  * length, outside the heap.
  */

@@ -1,0 +1,8 @@
+import t from 'tap'
+import { neverReadingCrowd } from '../helpers/hostile.ts'
+
+// The crowd of crowds.test.ts against WORKERS=2: each worker holds its share, and the primary leads.
+
+t.test('5,000 connections that pipeline new pages and never read leave WORKERS=2 alive and serving, until the send timeout closes them', async (t) => {
+  await neverReadingCrowd(t, { WORKERS: '2' })
+})

@@ -98,6 +98,7 @@ t.test('clients that pipeline and never read are held by back-pressure, then clo
   const SEND_TIMEOUT_MS = 2000
   const service = await replica(t, { SEND_TIMEOUT_MS: String(SEND_TIMEOUT_MS) })
   const request = GET('/api/schema/')
+  const idleDescriptors = descriptors(service.child.pid!)
   // A whole read of Node's at a time on 10 connections: more than the kernel's buffers take, so answers wait.
   const sockets = Array.from({ length: 10 }, () => {
     const chunks: Buffer[] = []
@@ -108,9 +109,11 @@ t.test('clients that pipeline and never read are held by back-pressure, then clo
     socket.on('error', () => {})
     return { socket, chunks, closed }
   })
-  // Reading nothing for longer than the send timeout, they are served nothing more, and the service answers others.
-  await new Promise((resolve) => setTimeout(resolve, SEND_TIMEOUT_MS * 2))
+  // Reading nothing, they are served until their buffers are full, then nothing more for the send
+  // timeout, and closed (the service's descriptors say so: they read nothing, so see nothing); the
+  // service answers others meanwhile.
   t.equal((await fetch(service.port, '/healthz')).status, 200, 'the probe answers meanwhile')
+  await until('the service to close the 10 connections', () => descriptors(service.child.pid!) <= idleDescriptors, 120_000)
   for (const { socket } of sockets) socket.resume()
   await until('the 10 connections to be closed', async () => {
     await Promise.all(sockets.map(({ closed }) => closed))

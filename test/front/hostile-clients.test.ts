@@ -19,7 +19,7 @@ import { until } from '../helpers/wait.ts'
 // the Kubernetes deployment. One case per finding; each asserts what must hold for any client:
 // every answer JSON and no 5xx, never more answers than requests (none to a request that was not
 // made), a close where one is due, and the process alive. The file ends with a fuzzing run. The
-// crowds of thousands of connections are in crowds.test.ts.
+// crowds of thousands of connections are in test/crowds/ and connection-cap.test.ts.
 
 /** A pipelined request of the mix below, and what its answer must be. */
 interface Asked { bytes: string, head: boolean, check: (answer: Answer) => boolean }
@@ -306,7 +306,7 @@ t.test('a broken Redis cannot take the replica: a reply without end, a silence, 
   }
 })
 
-t.test('a Redis reply past 64 KiB is cut at once: 100 MB, endless, a 100 MB error, each in a 256 MiB cgroup, keep the replica under 150 MiB', { skip: cgroupSkip }, async (t) => {
+t.test('a Redis reply past 64 KiB is cut at once: 100 MB, endless, a 100 MB error, each in a 256 MiB cgroup, keep the replica near its idle memory', { skip: cgroupSkip }, async (t) => {
   for (const [what, flood] of [['a 100 MB reply', HUNDRED_MB], ['a reply without end', ENDLESS], ['a 100 MB error', HUNDRED_MB_ERROR]] as const) {
     const { url, seen } = await brokenRedis(t, () => flood)
     const service = await replica(t, { REDIS_URL: url, RQ_POLL_INTERVAL_MS: '100', METRICS: 'true' }, { cgroup: memoryLimited(t, 256 * 2 ** 20) })
@@ -316,8 +316,9 @@ t.test('a Redis reply past 64 KiB is cut at once: 100 MB, endless, a 100 MB erro
     t.match(service.output(), 'unreachable (a reply of more than 65536 bytes)', `${what}: logged as a reply too large`)
     // What the kernel's buffers take on both ends, and no more: a reply is never read far.
     t.ok(seen.mostWritten < 32 * 2 ** 20, `${what}: a connection closed after ${(seen.mostWritten / 2 ** 20).toFixed(1)} MiB`)
+    // The image idles at 72 MiB, and stays under 150; this TypeScript run idles higher, so its growth is what counts.
     const peak = peakMiB(service.child.pid!)
-    t.ok(peak < 150, `${what}: the most resident memory ${peak.toFixed(0)} MiB, under 150`)
+    t.ok(peak - service.idleMiB < 48, `${what}: the most resident memory ${peak.toFixed(0)} MiB, within 48 MiB of idle (${service.idleMiB.toFixed(0)})`)
     await holds(t, service)
     service.child.kill('SIGTERM')
   }

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { neverReadingCrowd } from '../helpers/hostile.ts'
 
-// The crowd of crowds.test.ts against WORKERS=2: each worker holds its share, and the primary leads.
+// The crowd of never-readers.test.ts against WORKERS=2: each worker holds its share, and the primary leads.
 
 t.test('5,000 connections that pipeline new pages and never read leave WORKERS=2 alive and serving, until the send timeout closes them', async (t) => {
   await neverReadingCrowd(t, { WORKERS: '2' })

@@ -13,7 +13,19 @@ import { version } from './version.ts'
 const OWN_STATUSES = new Set([200, 301, 304, 400, 403, 404, 405, 408, 417, 429, 431, 500, 502, 503])
 const statusLabel = (status: number): number | string => OWN_STATUSES.has(status) ? status : `${Math.floor(status / 100)}xx`
 
-/** What a reload reloads, and how it ended. */
+/** The methods the API answers (every other is a 405 or a 404), each its own label; any other is `other`. */
+const OWN_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+const methodLabel = (method: string): string => OWN_METHODS.has(method) ? method : 'other'
+
+/**
+ * The series of http_requests_total that exist at 0 from the start, for each route's GET and HEAD:
+ * the answer that counts as success, and the 5xx the server-error alert reads, so that the first
+ * of each moves `increase()` and `rate()`.
+ */
+const FROM_START_METHODS = ['GET', 'HEAD']
+const FROM_START_STATUSES = [200, 500, 502, 503, '5xx']
+
+/** What a reload reloads. */
 export type Reloaded = 'profile' | 'tokens' | 'faults'
 
 /**
@@ -50,6 +62,14 @@ export class Metrics {
     name: 'inventory_reloads_total',
     help: 'Reloads of the profile, the tokens file or the faults file (SIGHUP, or a change to the file), by what was reloaded and whether it was taken (ok) or refused and the one in use kept (failed).',
     labelNames: ['file', 'result'],
+    registers: [this.registry],
+  })
+
+  readonly #refused = new Gauge({
+    name: 'inventory_reload_refused',
+    aggregator: 'max',
+    help: 'Whether the last reload of the profile, the tokens file or the faults file was refused (1: the file on disk is not the one in use) or taken (0).',
+    labelNames: ['file'],
     registers: [this.registry],
   })
 
@@ -140,16 +160,40 @@ export class Metrics {
     }))
   }
 
+  /** A route of Fastify's, with its methods: its series that alerts and the dashboard read start at 0. */
+  routed (route: string, methods: readonly string[]): void {
+    const label = this.#routeLabel(route)
+    for (const method of FROM_START_METHODS.filter((method) => methods.includes(method))) {
+      for (const status of FROM_START_STATUSES) this.#requests.inc({ route: label, method, status }, 0)
+    }
+    this.#duration.zero({ route: label })
+  }
+
   /** One answer: `route` is Fastify's route (`/api/extras/object-types/:id/`), or `unmatched`. */
   answered (route: string, method: string, status: number, seconds: number): void {
     const label = this.#routeLabel(route)
-    this.#requests.inc({ route: label, method, status: statusLabel(status) })
+    this.#requests.inc({ route: label, method: methodLabel(method), status: statusLabel(status) })
     this.#duration.observe({ route: label }, seconds)
+  }
+
+  /** The files that can be reloaded: their series start at 0, so that the first refusal moves `increase()`. */
+  reloadable (files: readonly Reloaded[]): void {
+    for (const file of files) {
+      this.#reloads.inc({ file, result: 'ok' }, 0)
+      this.#reloads.inc({ file, result: 'failed' }, 0)
+      this.#refused.set({ file }, 0)
+    }
   }
 
   /** One reload of a file, taken or refused. */
   reloaded (file: Reloaded, ok: boolean): void {
     this.#reloads.inc({ file, result: ok ? 'ok' : 'failed' })
+    this.#refused.set({ file }, ok ? 0 : 1)
+  }
+
+  /** A route (Fastify's) that faults may be injected into: each kind's series starts at 0. */
+  faultable (route: string, kinds: readonly string[]): void {
+    for (const kind of kinds) this.#faults.inc({ route: this.#routeLabel(route), kind }, 0)
   }
 
   /** One fault injected into an answer of a route (Fastify's). */

@@ -19,7 +19,8 @@ declare module 'fastify' {
 }
 
 /** The kinds of injected faults, as /metrics and the log name them. */
-type FaultKind = 'delay' | 'abort' | 'reset' | 'close' | 'cut' | 'slow_body'
+const FAULT_KINDS = ['delay', 'abort', 'reset', 'close', 'cut', 'slow_body'] as const
+type FaultKind = typeof FAULT_KINDS[number]
 
 /** Counts and logs one fault injected into a request to a route. */
 type Injected = (request: FastifyRequest, url: string, kind: FaultKind, what: Record<string, unknown>) => void
@@ -49,11 +50,12 @@ export function faultsPlugin ({ faults, metrics, statusKeys }: FaultsPluginOptio
     app.decorateRequest('fault', null)
     // Every route registered after this plugin (app.ts registers it before the routes).
     app.addHook('onRoute', (route) => {
-      const path = templateOf(route.url.replace(/\.:format\/?$/, '/'))
+      const path = templateOf(route.url)
       if (!FAULT_PATHS.includes(path)) return
       // Envoy's headers fault the API, never the probes.
       const headers = !(PROBE_PATHS as readonly string[]).includes(path)
       faults.route(route.url, path, headers)
+      metrics?.faultable(route.url, FAULT_KINDS)
       route.onRequest = [drawHook(faults, route.url, path, headers, injected, statusKeys), ...[route.onRequest ?? []].flat()]
       route.onSend = [...[route.onSend ?? []].flat(), bodyHook(route.url, injected)]
     })

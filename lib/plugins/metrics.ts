@@ -13,6 +13,8 @@ import { METRICS_PATH } from '../paths.ts'
  * set (service.ts), not by every replica.
  */
 const metricsPlugin: FastifyPluginCallback<{ metrics: Metrics }> = (app, { metrics }, done) => {
+  // Every route registered after this plugin (app.ts registers it before the routes).
+  app.addHook('onRoute', (route) => { metrics.routed(route.url, [route.method].flat()) })
   app.addHook('onResponse', (request, reply, next) => {
     metrics.answered(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000)
     next()

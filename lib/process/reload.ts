@@ -27,6 +27,7 @@ interface Reloadable {
  * runs). Whatever fails validation is logged and what is in use stays.
  */
 export function reloadOnChange ({ config, served, tokens, faults, metrics, logger }: Reloadable): void {
+  metrics?.reloadable(['profile', ...(tokens.file === undefined ? [] : ['tokens' as const]), ...(faults === undefined ? [] : ['faults' as const])])
   const reloaded = (file: Reloaded, ok: boolean) => metrics?.reloaded(file, ok)
   const reloadProfile = () => {
     const started = process.hrtime.bigint()

@@ -32,8 +32,9 @@ t.test('METRICS=true: /metrics counts answers by route template and status, repl
   t.equal(sample(text, 'http_requests_total{route="/api/status/",method="GET",status="200"}'), '3')
   t.equal(sample(text, 'http_requests_total{route="/api/status/",method="GET",status="404"}'), '1')
   t.equal(sample(text, 'http_requests_total{route="unmatched",method="GET",status="404"}'), '1')
-  t.equal(sample(text, 'http_requests_total{route="/api/extras/object-types/{id}/",method="DELETE",status="405"}'), '1', 'a 405 is its path\'s route')
-  t.equal(sample(text, 'http_requests_total{route="unmatched",method="DELETE",status="404"}'), '1')
+  t.equal(sample(text, 'http_requests_total{route="/api/extras/object-types/{id}/",method="other",status="405"}'), '1', 'a 405 is its path\'s route; a method the API does not answer is other')
+  t.equal(sample(text, 'http_requests_total{route="unmatched",method="other",status="404"}'), '1')
+  t.notMatch(text, /method="DELETE"/)
   t.equal(sample(text, 'http_request_duration_seconds_count{route="/api/status/"}'), '4')
   t.equal(sample(text, 'http_requests_total{route="/healthz",method="GET",status="200"}'), '1')
   t.equal(sample(text, 'http_requests_total{route="/readyz",method="HEAD",status="200"}'), '1')
@@ -61,6 +62,18 @@ t.test('METRICS=true: /metrics counts answers by route template and status, repl
   t.ok(Number(sample(again, 'inventory_cache_bytes')) > 1024)
   polled(undefined)
   t.equal(sample((await inject(app, { url: '/metrics' })).body, 'inventory_redis_up'), '0')
+})
+
+t.test('the series alerts and the dashboard read exist at 0 before the first answer: 200 and 5xx of each route\'s GET and HEAD, and its latency', async (t) => {
+  const { app } = await build(t, { env: { METRICS: 'true' } })
+  const text = (await inject(app, { url: '/metrics' })).body
+  const routes = ['/api/', '/api/extras/', '/api/extras/object-types/', '/api/extras/object-types/{id}/', '/api/status/', '/api/schema/', '/healthz', '/readyz', '/metrics']
+  const expected = routes.flatMap((route) => ['GET', 'HEAD'].flatMap((method) => ['200', '500', '502', '503', '5xx']
+    .map((status) => `http_requests_total{route="${route}",method="${method}",status="${status}"} 0`)))
+  // The scrape itself is counted once it is answered.
+  t.same(text.match(/^http_requests_total\{.*$/gm)!.sort(), expected.sort())
+  for (const route of routes) t.equal(sample(text, `http_request_duration_seconds_bucket{le="+Inf",route="${route}"}`), '0', `${route}: its latency histogram`)
+  t.notMatch(text, /route="[^"]*\{format\}/, 'a format suffix is its path\'s route')
 })
 
 t.test('build info follows the profile served; readiness follows /readyz', async (t) => {

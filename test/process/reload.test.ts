@@ -77,8 +77,13 @@ t.test('SIGHUP reloads the profile; a bad profile is logged and the one being se
   writeFileSync(file, profile('1.0.0'))
   const server = await start(t, { PROFILE: file, METRICS: 'true' })
   const version = async () => JSON.parse((await send(server.port, '/api/status/')).body)['service-version']
-  const reloads = async () => (await send(server.port, '/metrics')).body.match(/^(inventory_reloads_total|inventory_build_info)\{.*$/gm)
+  const reloads = async () => (await send(server.port, '/metrics')).body.match(/^(inventory_reloads_total|inventory_reload_refused|inventory_build_info)\{.*$/gm)
   t.equal(await version(), '1.0.0')
+  t.same((await reloads())!.filter((line) => !line.startsWith('inventory_build_info')).sort(), [
+    'inventory_reload_refused{file="profile"} 0',
+    'inventory_reloads_total{file="profile",result="failed"} 0',
+    'inventory_reloads_total{file="profile",result="ok"} 0',
+  ], 'the profile\'s series exist at 0 from the start, so that the first refusal moves increase(); no tokens or faults file, none of theirs')
   writeFileSync(file, profile('2.0.0'))
   server.child.kill('SIGHUP')
   await logged(server, '"generation":2,"objectTypes":163')
@@ -94,10 +99,15 @@ t.test('SIGHUP reloads the profile; a bad profile is logged and the one being se
   const buildInfo = (await reloads())!.find((line) => line.startsWith('inventory_build_info'))
   t.same((await reloads())!.sort(), [
     buildInfo,
+    'inventory_reload_refused{file="profile"} 1',
     'inventory_reloads_total{file="profile",result="failed"} 1',
     'inventory_reloads_total{file="profile",result="ok"} 1',
-  ], 'each reload counted by how it ended')
+  ], 'each reload counted by how it ended; the last refused')
   t.match(buildInfo, 'service_version="2.0.0"', 'the version of the profile in use')
+  writeFileSync(file, profile('3.0.0'))
+  server.child.kill('SIGHUP')
+  await logged(server, '"generation":3,"objectTypes":163')
+  t.ok((await reloads())!.includes('inventory_reload_refused{file="profile"} 0'), 'a reload taken ends the refusal')
 })
 
 t.test('a faults file is re-read when it changes and on SIGHUP; a bad one is logged and the faults in use stay', async (t) => {
@@ -196,4 +206,16 @@ t.test('PROFILE_WATCH=true: a profile that is a symlink to a file elsewhere is f
   t.equal(await served(), '3.0.0', 'a dangling symlink: the profile in use stays')
   writeFileSync(join(dir, 'elsewhere', 'other.json'), version('4.0.0'))
   await until('the target back', async () => await served() === '4.0.0', 1000)
+})
+
+t.test('with a tokens file and a faults file, their reloads and every fault a route can get are series at 0 from the start', async (t) => {
+  const dir = t.testdir({ 'tokens.txt': 'a'.repeat(40) + '\n', 'faults.json': '{"rules":[]}' })
+  const server = await start(t, { METRICS: 'true', API_TOKENS_FILE: join(dir, 'tokens.txt'), FAULTS: join(dir, 'faults.json') })
+  const text = (await send(server.port, '/metrics')).body
+  t.same(text.match(/^inventory_reload.*$/gm)!.sort(), ['faults', 'profile', 'tokens'].flatMap((file) => [
+    `inventory_reload_refused{file="${file}"} 0`, `inventory_reloads_total{file="${file}",result="failed"} 0`, `inventory_reloads_total{file="${file}",result="ok"} 0`,
+  ]).sort())
+  const routes = ['/api/', '/api/extras/', '/api/extras/object-types/', '/api/extras/object-types/{id}/', '/api/status/', '/api/schema/', '/healthz', '/readyz']
+  t.same(text.match(/^inventory_faults_injected_total.*$/gm)!.sort(), routes.flatMap((route) => ['delay', 'abort', 'reset', 'close', 'cut', 'slow_body']
+    .map((kind) => `inventory_faults_injected_total{route="${route}",kind="${kind}"} 0`)).sort(), 'each kind on each route a rule may name')
 })

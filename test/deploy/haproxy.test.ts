@@ -15,19 +15,24 @@ const CONFIG = new URL('../../deploy/haproxy/haproxy.cfg', import.meta.url).path
 /** Short, so that the test is: out of rotation within the drain delay, then a second to finish. */
 const REPLICA_ENV = { DRAIN_DELAY_MS: '1000', SHUTDOWN_TIMEOUT_MS: '30000' }
 
-/** HAProxy with the example's configuration in front of these two replica ports, stopped when the test ends; its port. */
-async function balance (t: Test, replicaPorts: readonly number[]): Promise<number> {
+/**
+ * HAProxy with the example's configuration in front of these two replica ports, stopped when the
+ * test ends: its port, and what it has said (a server's change of state, on stderr).
+ */
+async function balance (t: Test, replicaPorts: readonly number[]): Promise<{ port: number, said: () => string }> {
   const balancerPort = await freePort()
   const balancer = spawn('haproxy', ['-db', '-f', CONFIG], {
     env: { ...process.env, HAPROXY_PORT: String(balancerPort), REPLICA1_PORT: String(replicaPorts[0]), REPLICA2_PORT: String(replicaPorts[1]) },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'pipe'],
   })
+  let said = ''
+  balancer.stderr.on('data', (chunk) => { said += chunk })
   t.teardown(async () => {
     balancer.kill('SIGTERM')
     await once(balancer, 'exit')
   })
   await until('HAProxy to answer', async () => (await fetch(balancerPort, '/api/status/').catch(() => ({ status: 0 }))).status === 200)
-  return balancerPort
+  return { port: balancerPort, said: () => said }
 }
 
 t.test('the example is valid as shipped, with none of its variables set', { skip }, async (t) => {
@@ -39,7 +44,7 @@ t.test('behind HAProxy, a rolling restart of both replicas under keep-alive load
   const replicaPorts = await Promise.all([freePort(), freePort()])
   const replica = (port: number) => start(t, { ...REPLICA_ENV, PORT: String(port) })
   const replicas: Service[] = await Promise.all(replicaPorts.map(replica))
-  const balancerPort = await balance(t, replicaPorts)
+  const { port: balancerPort, said } = await balance(t, replicaPorts)
 
   const agent = new Agent({ keepAlive: true, maxSockets: 16 })
   t.teardown(() => agent.destroy())
@@ -68,9 +73,8 @@ t.test('behind HAProxy, a rolling restart of both replicas under keep-alive load
     t.equal(code, 0, `replica ${index + 1} drained and exited 0`)
     t.ok(answered > before, `${answered - before} answers while it drained`)
     replicas[index] = await replica(port!)
-    // Back in rotation once HAProxy's check (every 250 ms) has seen it ready: a generous margin,
-    // since the other replica is stopped next.
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    // Back in rotation once HAProxy's check has seen it ready, before the other replica is stopped.
+    await until(`HAProxy to see replica ${index + 1} up`, () => said().includes(`Server replicas/replica${index + 1} is UP`))
   }
   await new Promise((resolve) => setTimeout(resolve, 500))
   load.running = false
@@ -103,7 +107,7 @@ function attack (port: number, bytes: string): Promise<void> {
 
 t.test('behind HAProxy, attackers beside honest clients: every honest client gets its own answer', { skip }, async (t) => {
   const replica = await start(t)
-  const balancerPort = await balance(t, [replica.port, replica.port])
+  const { port: balancerPort } = await balance(t, [replica.port, replica.port])
   const agent = new Agent({ keepAlive: true, maxSockets: 8 })
   t.teardown(() => agent.destroy())
   const load = { running: true }

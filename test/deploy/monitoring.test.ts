@@ -3,10 +3,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse, stringify } from 'yaml'
-import { askAlone, DEADLINE_MS, freePort } from '../helpers/http.ts'
+import { askAlone, freePort } from '../helpers/http.ts'
 import { logged, start } from '../helpers/process.ts'
 import { needs } from '../helpers/programs.ts'
-import { until } from '../helpers/wait.ts'
+import { DEADLINE_MS, until } from '../helpers/wait.ts'
 
 // deploy/monitoring, as a monitoring team would use it: promtool's checks and the rules' unit tests,
 // then Debian's Prometheus and blackbox exporter for real against the service, with the outage of
@@ -47,14 +47,30 @@ async function api (port: number, path: string): Promise<any> {
   return ((await answer.json()) as { data: unknown }).data
 }
 
-t.test('a rehearsed outage: the down alert pending, then firing while the API answers 503, then resolved after; every dashboard query has a series', { skip }, async (t) => {
+/**
+ * The rehearsal runs fifteen times faster than README.md's: every interval of the committed files
+ * (15 s) becomes a second, and every duration of the rules and the outage is divided by 15.
+ */
+const SPEED = 15
+const faster = (duration: string) => duration.replace(/(\d+)m/g, (_, minutes) => `${Number(minutes) * 60 / SPEED}s`)
+/** Seconds of the fast rehearsal as README.md's minutes and seconds. */
+const asRehearsed = (seconds: number) => {
+  const whole = Math.round(seconds * SPEED)
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, '0')}`
+}
+
+/** An alert's changes of state, each with when it was seen (seconds since the schedule was read) and what the API answered then. */
+type Changes = Array<{ state: string, at: number, status: number }>
+
+t.test('a rehearsed outage: each alert fires during what it describes and resolves after it; a first refused reload fires; every dashboard query has a series', { skip }, async (t) => {
   const dir = t.testdir()
-  // No fault until Prometheus sees the service up; then outage.json, re-read as it changes, with its
-  // 503 window from 2 s to 32 s after that instead of minutes.
+  // No fault until Prometheus sees the service up; then outage.json, re-read as it changes, its
+  // window made fifteen times shorter.
   const faultsFile = join(dir, 'outage.json')
   writeFileSync(faultsFile, JSON.stringify({ rules: [] }))
   const outage = JSON.parse(read('outage.json'))
-  outage.rules[0].schedule = { from: 2, to: 32 }
+  const window = outage.rules[0].schedule as { from: number, to: number }
+  outage.rules[0].schedule = { from: window.from / SPEED, to: window.to / SPEED }
   const service = await start(t, { FAULTS: faultsFile, METRICS: 'true' })
   const target = `http://127.0.0.1:${service.port}/api/status/`
 
@@ -62,11 +78,15 @@ t.test('a rehearsed outage: the down alert pending, then firing while the API an
   copyFileSync(join(FOLDER, 'blackbox.yml'), join(dir, 'blackbox.yml'))
   const exporter = run(t, 'prometheus-blackbox-exporter', [`--config.file=${join(dir, 'blackbox.yml')}`, `--web.listen-address=127.0.0.1:${exporterPort}`])
 
-  // The committed configuration and rules, with every interval a second and the down alert's wait two.
+  // The committed configuration and rules, fifteen times faster, with this test's addresses.
   const alerts = parse(read('alerts.yml')) as { groups: Array<{ rules: Rule[] }> }
-  for (const rule of alerts.groups.flatMap((group) => group.rules)) if (rule.alert === 'InventoryApiDown') rule.for = '2s'
+  for (const rule of alerts.groups.flatMap((group) => group.rules)) {
+    rule.expr = faster(rule.expr)
+    if (rule.for !== undefined) rule.for = faster(rule.for)
+  }
   writeFileSync(join(dir, 'alerts.yml'), stringify(alerts))
   const config = parse(read('prometheus.yml'))
+  t.same(config.global, { scrape_interval: '15s', evaluation_interval: '15s' })
   config.global = { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' }
   const [scrape, probe] = config.scrape_configs
   scrape.static_configs[0].targets = [`127.0.0.1:${service.port}`]
@@ -81,36 +101,55 @@ t.test('a rehearsed outage: the down alert pending, then firing while the API an
       if (program.child.exitCode !== null) throw new Error(`${name} exited: ${program.output()}`)
     }
   }
-
-  // The alert's states as Prometheus reports them, each with what the API answered when it was first seen.
-  const seen: Array<[string, number]> = []
-  const stateOf = async () => {
-    running()
-    const { alerts } = await api(prometheusPort, '/api/v1/alerts').catch(() => ({ alerts: [] }))
-    return (alerts as Array<{ labels: { alertname: string, instance: string }, state: string }>)
-      .find((alert) => alert.labels.alertname === 'InventoryApiDown' && alert.labels.instance === target)?.state ?? 'inactive'
-  }
-  const watch = async (state: string) => {
-    await until(`InventoryApiDown ${state}`, async () => {
-      const now = await stateOf()
-      if (now !== seen.at(-1)?.[0]) seen.push([now, (await askAlone(service.port, '/api/status/')).status])
-      return now === state
-    }, 90_000)
-  }
   await until('the probe to find the service up', async () => {
     running()
     const { result } = await api(prometheusPort, '/api/v1/query?query=probe_success').catch(() => ({ result: [] }))
     return result[0]?.value[1] === '1'
-  }, 60_000)
-  await watch('inactive')
+  })
+
+  // Every alert's changes of state as Prometheus reports them, from the moment the schedule is read.
+  const changes = new Map<string, Changes>()
+  let since = 0
+  const watch = async () => {
+    running()
+    const { alerts } = await api(prometheusPort, '/api/v1/alerts').catch(() => ({ alerts: [] }))
+    const states = new Map((alerts as Array<{ labels: { alertname: string }, state: string }>).map((alert) => [alert.labels.alertname, alert.state]))
+    for (const name of new Set([...changes.keys(), ...states.keys()])) {
+      const state = states.get(name) ?? 'inactive'
+      const seen = changes.get(name) ?? []
+      if (seen.at(-1)?.state !== state) seen.push({ state, at: (performance.now() - since) / 1000, status: (await askAlone(service.port, '/api/status/')).status })
+      changes.set(name, seen)
+    }
+  }
+  const states = (name: string) => (changes.get(name) ?? []).map((change) => change.state)
+  const until2 = (what: string, done: () => boolean) => until(what, async () => { await watch(); return done() })
   writeFileSync(faultsFile, JSON.stringify(outage))
   await logged(service, '"msg":"faults reloaded"')
-  await watch('firing')
-  await watch('inactive')
-  const states = seen.filter(([state], i) => i === 0 || state !== seen[i - 1]![0])
-  t.same(states.map(([state]) => state), ['inactive', 'pending', 'firing', 'inactive'], 'pending, then firing, then resolved')
-  t.equal(states[2]![1], 503, 'firing while the API answers 503: inside the scheduled window')
-  t.equal(states[3]![1], 200, 'resolved once it answers again')
+  since = performance.now()
+  const outageAlerts = ['InventoryApiDown', 'InventoryServerErrors', 'InventoryFaultsInjected']
+  await until2('the outage\'s alerts to fire and resolve', () => outageAlerts.every((name) => states(name).join() === 'pending,firing,inactive' || states(name).join() === 'firing,inactive'))
+  for (const name of outageAlerts) {
+    const seen = changes.get(name)!
+    const firing = seen.find((change) => change.state === 'firing')!
+    const resolved = seen.at(-1)!
+    t.equal(firing.status, 503, `${name} fires while the API answers 503`)
+    t.equal(resolved.status, 200, `${name} resolves once it answers 200 again`)
+    t.comment(`${name}: ${seen.map((change) => `${change.state} at ${asRehearsed(change.at)}`).join(', ')}; the 503s from ${asRehearsed(window.from / SPEED)} to ${asRehearsed(window.to / SPEED)}`)
+  }
+  t.same(states('InventoryApiDown'), ['pending', 'firing', 'inactive'], 'the down alert pending, firing, then resolved')
+  t.same(states('InventoryReloadFailed'), [], 'no reload refused yet')
+
+  // One bad edit, this process's first refused reload, fires; a good one resolves.
+  writeFileSync(faultsFile, '{"rules": [')
+  await logged(service, 'The faults in use stay')
+  since = performance.now()
+  await until2('InventoryReloadFailed to fire', () => states('InventoryReloadFailed').includes('firing'))
+  const reloads = service.output().split('"msg":"faults reloaded"').length - 1
+  writeFileSync(faultsFile, JSON.stringify({ rules: [] }))
+  await logged(service, '"msg":"faults reloaded"', reloads + 1)
+  await until2('InventoryReloadFailed to resolve', () => states('InventoryReloadFailed').at(-1) === 'inactive')
+  t.same(states('InventoryReloadFailed'), ['firing', 'inactive'], 'the first refused reload fires at once; the next taken resolves it')
+  t.comment(`InventoryReloadFailed: ${changes.get('InventoryReloadFailed')!.map((change) => `${change.state} at ${asRehearsed(change.at)}`).join(', ')} after the bad edit`)
 
   // Every query of the dashboard, over what this run produced: each gets a series.
   const dashboard = JSON.parse(read('grafana-dashboard.json')) as { panels: Array<{ title: string, targets: Array<{ expr: string }> }> }

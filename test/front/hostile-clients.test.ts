@@ -12,8 +12,8 @@ import { fetch } from '../helpers/http.ts'
 import { readings, urlWith } from '../helpers/token-urls.ts'
 import { command, logged, start } from '../helpers/process.ts'
 import { cgroupSkip, memoryLimited } from '../helpers/cgroup.ts'
-import { answersIn, assertAnswers, converse, DEADLINE_MS, DEPLOYMENT, descriptors, GET, holds, peakMiB, replica, wellFormed, type Answer } from '../helpers/hostile.ts'
-import { until } from '../helpers/wait.ts'
+import { answersIn, assertAnswers, converse, DEPLOYMENT, descriptors, GET, holds, peakMiB, replica, wellFormed, type Answer } from '../helpers/hostile.ts'
+import { DEADLINE_MS, until } from '../helpers/wait.ts'
 
 // Clients that mean harm, over raw sockets, against the service as a process with the heap limit of
 // the Kubernetes deployment. One case per finding; each asserts what must hold for any client:
@@ -55,7 +55,7 @@ function mix (count: number, tag: string): Asked[] {
 
 /** Writes the requests at once on one connection, reads as they come, and says which answer is not its request's. */
 async function pipeline (port: number, asked: Asked[]): Promise<{ answered: number, wrong: string | undefined, closed: boolean }> {
-  const { closed, received } = await converse(port, asked.map((request) => request.bytes).join(''), { keepOpen: DEADLINE_MS * 3 })
+  const { closed, received } = await converse(port, asked.map((request) => request.bytes).join(''), { keepOpen: DEADLINE_MS })
   const parsed = answersIn(Buffer.from(received, 'latin1'), asked.map((request) => request.head))
   const wrong = parsed.findIndex((answer, i) => !asked[i]!.check(answer))
   return {
@@ -113,7 +113,7 @@ t.test('clients that pipeline and never read are held by back-pressure, then clo
   // timeout, and closed (the service's descriptors say so: they read nothing, so see nothing); the
   // service answers others meanwhile.
   t.equal((await fetch(service.port, '/healthz')).status, 200, 'the probe answers meanwhile')
-  await until('the service to close the 10 connections', () => descriptors(service.child.pid!) <= idleDescriptors, 120_000)
+  await until('the service to close the 10 connections', () => descriptors(service.child.pid!) <= idleDescriptors)
   for (const { socket } of sockets) socket.resume()
   await until('the 10 connections to be closed', async () => {
     await Promise.all(sockets.map(({ closed }) => closed))
@@ -139,7 +139,7 @@ t.test('clients that pipeline and never read are held by back-pressure, then clo
   await new Promise((resolve) => setTimeout(resolve, SEND_TIMEOUT_MS * 2))
   t.equal((await fetch(patient.port, '/healthz')).status, 200, '1,000 x 16: the probe answers meanwhile')
   for (const { socket } of crowd) socket.resume()
-  await until('every answer of the 1,000 connections', () => crowd.every(({ chunks }) => answersIn(Buffer.concat(chunks)).length === 16), 120_000)
+  await until('every answer of the 1,000 connections', () => crowd.every(({ chunks }) => answersIn(Buffer.concat(chunks)).length === 16))
   t.pass('1,000 x 16: each gets its 16 answers when it reads')
   for (const { socket } of crowd) socket.destroy()
   await holds(t, patient, 96)

@@ -4,7 +4,8 @@ import { writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { build } from '../helpers/build.ts'
-import { DEADLINE_MS, raw as exchange } from '../helpers/http.ts'
+import { raw as exchange } from '../helpers/http.ts'
+import { DEADLINE_MS } from '../helpers/wait.ts'
 
 const LIMITS = { HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '500', MAX_HEADER_SIZE: '2048' }
 

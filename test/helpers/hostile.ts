@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 import { fetch } from './http.ts'
 import { start, type RunOptions, type Service } from './process.ts'
-import { until } from './wait.ts'
+import { DEADLINE_MS, until } from './wait.ts'
 
 // What the tests of clients that mean harm share: the service as a process with the heap limit of
 // the Kubernetes deployment, raw conversations with it, and what must hold after each case: every
@@ -11,7 +11,6 @@ import { until } from './wait.ts'
 
 /** The Kubernetes deployment's Node settings: the smallest heap the project ships. */
 export const DEPLOYMENT = { NODE_OPTIONS: '--max-old-space-size=64 --max-semi-space-size=4', MALLOC_ARENA_MAX: '2' }
-export const DEADLINE_MS = 10_000
 
 export interface Answer { status: number, headers: Record<string, string>, body: string }
 export interface Conversation { answers: Answer[], closed: boolean, received: string }

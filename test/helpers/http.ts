@@ -2,6 +2,7 @@ import { once } from 'node:events'
 import { request, type Agent, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http'
 import { connect, createServer, type AddressInfo } from 'node:net'
 import { checkAnswer } from './contract.ts'
+import { DEADLINE_MS } from './wait.ts'
 
 /** Real sockets and real HTTP: every answer read here is checked against its declared schema. */
 
@@ -30,9 +31,6 @@ function checkRaw (requestText: string, answerText: string): void {
   const { status, headers, body } = parseAnswer(answerText)
   checkAnswer(requestLine[1]!, requestLine[2]!, status, headers['content-type'] as string | undefined, body)
 }
-
-// A hang detector, long enough for a loaded machine.
-export const DEADLINE_MS = 60_000
 
 const REQUEST_ID = /\r\nx-request-id: ([^\r]*)/i
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/

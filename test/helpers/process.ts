@@ -1,7 +1,7 @@
 import type { Test } from 'tap'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { until } from './wait.ts'
+import { DEADLINE_MS, until } from './wait.ts'
 
 const MAIN = new URL('../../lib/process/main.ts', import.meta.url).pathname
 /**
@@ -99,13 +99,13 @@ export interface CommandResult { code: number | null, stdout: string, stderr: st
 /** The entry point with a command line (`capture …`, `validate …`), run to its exit within a deadline. */
 export async function command (args: string[], env: NodeJS.ProcessEnv = {}, options: Pick<RunOptions, 'script'> = {}): Promise<CommandResult> {
   const child = spawnMain(args, env, options)
-  const deadline = setTimeout(() => child.kill('SIGKILL'), 30_000)
+  const deadline = setTimeout(() => child.kill('SIGKILL'), DEADLINE_MS)
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk) => { stdout += chunk })
   child.stderr.on('data', (chunk) => { stderr += chunk })
   const [code, signal] = await once(child, 'close')
   clearTimeout(deadline)
-  if (signal !== null) throw new Error(`${args.join(' ')}: killed by ${signal} (no exit in 30 s?)\n${stderr}`)
+  if (signal !== null) throw new Error(`${args.join(' ')}: killed by ${signal} (no exit in ${DEADLINE_MS} ms?)\n${stderr}`)
   return { code, stdout, stderr }
 }

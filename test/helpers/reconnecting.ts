@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net'
+import { DEADLINE_MS } from './wait.ts'
 
 /** What keep-alive clients that reconnect saw across a shutdown. */
 export interface Outcome {
@@ -46,7 +47,7 @@ export function reconnectingClients (port: number, count: number, stop: Promise<
       socket.destroy()
       resolve(again)
     }
-    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer in 10 s')))
+    socket.setTimeout(DEADLINE_MS, () => socket.destroy(new Error(`no answer in ${DEADLINE_MS} ms`)))
     socket.on('connect', () => {
       connected = true
       send()

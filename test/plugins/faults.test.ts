@@ -7,7 +7,8 @@ import { pino } from 'pino'
 import { FAULT_PATHS } from '../../lib/paths.ts'
 import { checkFaults } from '../../lib/faults/rules.ts'
 import { build, DEFAULT_PROFILE } from '../helpers/build.ts'
-import { askAlone, DEADLINE_MS, exchange, parseAnswer } from '../helpers/http.ts'
+import { askAlone, exchange, parseAnswer } from '../helpers/http.ts'
+import { DEADLINE_MS } from '../helpers/wait.ts'
 import { start } from '../helpers/process.ts'
 
 /** A faults file in the test's folder. */

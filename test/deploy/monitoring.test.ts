@@ -30,6 +30,21 @@ t.test('promtool checks the configuration and the rules, and every rule passes i
   t.same(RULES.map((rule) => rule.alert).filter((alert) => !firing.has(alert)), [], 'every alert is shown firing by a unit test')
 })
 
+t.test('the dashboard loads as a file, through the HTTP API or the Import page: every reference is to its own variables or Grafana\'s', async (t) => {
+  const text = read('grafana-dashboard.json')
+  const dashboard = JSON.parse(text) as { __inputs?: unknown, templating: { list: Array<{ name: string, type: string, query: unknown }> }, panels: Array<{ title: string, datasource: unknown, targets: Array<{ datasource: unknown }> }> }
+  t.equal(dashboard.__inputs, undefined, 'no inputs, which only the Import page fills in')
+  const variables = dashboard.templating.list.map((variable) => variable.name)
+  t.same(dashboard.templating.list[0], { name: 'datasource', label: 'Prometheus', type: 'datasource', query: 'prometheus', current: {}, hide: 0, refresh: 1, regex: '', includeAll: false, multi: false },
+    'the Prometheus to read, a variable: the default one unless another is picked')
+  const references = new Set([...text.matchAll(/\$\{?(\w+)/g)].map((match) => match[1]!))
+  t.same([...references].filter((name) => !variables.includes(name) && !['__rate_interval', '__all'].includes(name)), [], `every $ reference is a variable of its own or Grafana's: ${[...references].join(', ')}`)
+  const datasource = { type: 'prometheus', uid: '${datasource}' }
+  for (const panel of dashboard.panels) {
+    t.same([panel.datasource, ...panel.targets.map((target) => target.datasource)], Array(panel.targets.length + 1).fill(datasource), `${panel.title}: the chosen Prometheus`)
+  }
+})
+
 /** A program of the test's, stopped when the test ends; its output kept for a failure's message. */
 function run (t: Test, command: string, args: string[]): { child: ChildProcess, output: () => string } {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] })

@@ -206,12 +206,16 @@ function defaultMaxConnections (): number {
 }
 
 /**
- * A listen error that says the HOST is unusable (not an address of this machine, or a name that
- * does not resolve), as the configuration error it is; undefined for any other error.
+ * What stops the service from listening, in the words of its settings: a HOST that is no address of
+ * this machine (or a name that does not resolve) is the configuration error it is; a port in use or
+ * not permitted names PORT, HOST and the address; any other error is the system's own.
  */
-export function hostProblem (error: NodeJS.ErrnoException, host: string): ConfigError | undefined {
-  if (!['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL', 'EAI_NONAME'].includes(String(error.code))) return undefined
-  return ConfigError.invalid('HOST', host, error.message)
+export function listenProblem (error: NodeJS.ErrnoException & { address?: string, port?: number }, port: number, host: string): Error {
+  if (['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL', 'EAI_NONAME'].includes(String(error.code))) return ConfigError.invalid('HOST', host, error.message)
+  const address = `${error.address ?? host}:${error.port ?? port}`
+  if (error.code === 'EADDRINUSE') return new Error(`PORT=${port} HOST=${host}: ${address} is already in use; set PORT to a free port, or stop what listens there`)
+  if (error.code === 'EACCES') return new Error(`PORT=${port} HOST=${host}: listening on ${address} is not permitted (a port below 1024 needs privileges); set PORT to 1024 or above`)
+  return error
 }
 
 function redisUrl (value: string): string {

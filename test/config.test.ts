@@ -2,7 +2,7 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
-import { loadConfig } from '../lib/config.ts'
+import { ConfigError, listenProblem, loadConfig } from '../lib/config.ts'
 import { help } from '../lib/process/help.ts'
 import { setting, VARIABLES, type Environment } from '../schemas/config.ts'
 import { DEFAULT_PROFILE_FILE } from '../lib/inventory/profile.ts'
@@ -184,4 +184,16 @@ t.test('help lists every variable with its default and what it accepts; the READ
   t.match(text, '\n  PORT                  default: 8080\n      TCP port to listen on; 0 picks a free one\n      accepts a whole number from 0 to 65535\n')
   t.match(text, '\n  CACHE_MAX_MB          unset: an eighth of the heap limit, at most 4\n      MiB of rendered answers each process keeps\n      accepts a whole number from 1 up\n')
   t.match(text, '\n  capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] [--faults-out <file> [--samples <n>]]\n')
+})
+
+t.test('what stops the service from listening is said in the words of its settings', async (t) => {
+  const failure = (code: string, message: string) => Object.assign(new Error(message), { code, address: '0.0.0.0', port: 80 })
+  t.equal(listenProblem(failure('EADDRINUSE', 'listen EADDRINUSE'), 80, '0.0.0.0').message,
+    'PORT=80 HOST=0.0.0.0: 0.0.0.0:80 is already in use; set PORT to a free port, or stop what listens there')
+  t.equal(listenProblem(failure('EACCES', 'listen EACCES'), 80, '0.0.0.0').message,
+    'PORT=80 HOST=0.0.0.0: listening on 0.0.0.0:80 is not permitted (a port below 1024 needs privileges); set PORT to 1024 or above')
+  const host = listenProblem(failure('EADDRNOTAVAIL', 'listen EADDRNOTAVAIL: address not available 10.9.9.9:80'), 80, '10.9.9.9')
+  t.same([host.message, (host as ConfigError).exitCode], ['HOST must be an address or host name of this machine; got "10.9.9.9" (listen EADDRNOTAVAIL: address not available 10.9.9.9:80)', 2])
+  const other = failure('EMFILE', 'listen EMFILE: too many open files')
+  t.equal(listenProblem(other, 80, '0.0.0.0'), other, 'any other, the system\'s own')
 })

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import { pino } from 'pino'
 import { cluster, v8 } from '../builtins.ts'
-import { ConfigError, hostProblem, loadConfig, type Config } from '../config.ts'
+import { ConfigError, listenProblem, loadConfig, type Config } from '../config.ts'
 import { reservePort } from '../front/listen.ts'
 import { createService, load, type Loaded } from '../service.ts'
 import { reportListening, superviseWorkers } from './cluster.ts'
@@ -36,7 +36,7 @@ export async function serve (): Promise<void> {
     try {
       port = await reservePort(config.port, config.host)
     } catch (error) {
-      return cannotListen(error, config.host)
+      return stop(listenProblem(error as NodeJS.ErrnoException, config.port, config.host))
     }
     if (config.metrics) (await import('../metrics.ts')).serveClusterMetrics()
     return superviseWorkers(config.workers, { PORT: String(port) }, config, logger)
@@ -50,7 +50,7 @@ export async function serve (): Promise<void> {
   try {
     await service.listen(config.port, config.host)
   } catch (error) {
-    cannotListen(error, config.host)
+    stop(listenProblem(error as NodeJS.ErrnoException, config.port, config.host))
   }
   logger.info({
     version: version(),
@@ -87,7 +87,7 @@ function collectForServing (): void {
 
 /**
  * Start-up failed: loading throws only ConfigError (exit 2), ProfileError, TokensError and FaultsError (exit 1),
- * whose messages say what to fix; listening fails with the system's reason (EADDRINUSE…, exit 1).
+ * whose messages say what to fix; listening fails with what stops it (config.ts: listenProblem, exit 1 or 2).
  * One plain line on stderr, for the person starting it, nothing on stdout. Exit at once: in a
  * worker, the channel to the primary would otherwise keep the process alive (a pipe's writes are
  * synchronous).
@@ -95,9 +95,4 @@ function collectForServing (): void {
 function stop (error: unknown): never {
   process.stderr.write(`${(error as Error).message}\n`)
   process.exit(error instanceof ConfigError ? error.exitCode : 1)
-}
-
-/** Binding failed: an unusable HOST names the setting to fix, anything else (EADDRINUSE…) is the system's reason. */
-function cannotListen (error: unknown, host: string): never {
-  stop(hostProblem(error as NodeJS.ErrnoException, host) ?? error)
 }

@@ -118,7 +118,7 @@ t.test('a port already taken stops start-up with EADDRINUSE, also when another c
   }
   const { code, output } = await stopped({ PORT: String(first.port) })
   t.equal(code, 1)
-  t.equal(output.split('\n').at(-2), `listen EADDRINUSE: address already in use 127.0.0.1:${first.port}`, 'the last line, plain')
+  t.equal(output.split('\n').at(-2), `PORT=${first.port} HOST=127.0.0.1: 127.0.0.1:${first.port} is already in use; set PORT to a free port, or stop what listens there`, 'the last line, plain: the settings and the address')
   t.equal(listeningSockets(first.port).length, ACCEPTORS, 'the first keeps its sockets')
 
   const other = createServer().listen(0, '127.0.0.1')
@@ -127,7 +127,7 @@ t.test('a port already taken stops start-up with EADDRINUSE, also when another c
   const taken = (other.address() as AddressInfo).port
   const third = await stopped({ PORT: String(taken) })
   t.equal(third.code, 1)
-  t.match(third.output, `listen EADDRINUSE: address already in use 127.0.0.1:${taken}`)
+  t.match(third.output, `PORT=${taken} HOST=127.0.0.1: 127.0.0.1:${taken} is already in use; set PORT to a free port, or stop what listens there\n`)
 })
 
 // How long the last of the new connections may wait, counted in the busy clients' batches answered

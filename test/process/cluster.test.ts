@@ -51,7 +51,7 @@ t.test('WORKERS=2: a port already taken stops the service before any worker star
   const { port } = await start(t)
   const { code, output } = await run({ WORKERS: '2', PORT: String(port) }).exited
   t.equal(code, 1)
-  t.equal(output, `listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`, 'one plain line')
+  t.equal(output, `PORT=${port} HOST=127.0.0.1: 127.0.0.1:${port} is already in use; set PORT to a free port, or stop what listens there\n`, 'one plain line, which names the settings')
   t.notMatch(output, 'starting workers')
 })
 

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Errors, ValueErrorType } from '@sinclair/typebox/errors'
 import { Check } from '@sinclair/typebox/value'
+import { parse, type ParseError } from 'jsonc-parser'
 import { fs } from './builtins.ts'
 
 /**
@@ -23,9 +24,45 @@ export function readJsonFile (file: string, maxBytes: number, problem: (words: s
     if (descriptor !== undefined) fs.closeSync(descriptor)
   }
   try {
-    return JSON.parse(text)
+    return parseJson(text)
   } catch (error) {
-    throw problem(`is not valid JSON (${(error as Error).message})`)
+    const { line, column, words } = error as JsonSyntaxError
+    throw problem(`is not valid JSON at line ${line}, column ${column}: ${words}`)
+  }
+}
+
+/** Where JSON text breaks, as an editor counts (from 1), and what breaks there in V8's words, without its excerpt of the text. */
+export class JsonSyntaxError extends Error {
+  readonly line: number
+  readonly column: number
+  readonly words: string
+
+  constructor (text: string, offset: number, words: string) {
+    const before = text.slice(0, offset).split('\n')
+    super(`line ${before.length}, column ${before.at(-1)!.length + 1}: ${words}`)
+    this.line = before.length
+    this.column = before.at(-1)!.length + 1
+    this.words = words
+  }
+}
+
+/**
+ * JSON.parse, after a byte order mark an editor may have written; a JsonSyntaxError where it fails.
+ * V8 gives the offset of most errors; of an unexpected token or the end of the text it gives none,
+ * and jsonc-parser's reading of the same text finds it.
+ */
+export function parseJson (text: string): unknown {
+  const json = text.replace(/^\uFEFF/, '')
+  try {
+    return JSON.parse(json)
+  } catch (error) {
+    const { message } = error as SyntaxError
+    const offset = / at position (\d+)/.exec(message)?.[1]
+    const words = message.replace(/, ".*" is not valid JSON$/s, '').replace(/(?: in JSON)? at position \d+.*$/s, '')
+    if (offset !== undefined) throw new JsonSyntaxError(json, Number(offset), words)
+    const errors: ParseError[] = []
+    parse(json, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false })
+    throw new JsonSyntaxError(json, errors[0]!.offset, words)
   }
 }
 

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http'
 import { Errors } from '@sinclair/typebox/errors'
 import { TokenList } from '../schemas/tokens.ts'
 import { fs } from './builtins.ts'
+import { parseJson, type JsonSyntaxError } from './json-file.ts'
 import { headerOf } from './http/headers.ts'
 import { MESSAGES } from './errors.ts'
 
@@ -152,10 +153,11 @@ function readTokens (file: string): [Buffer[], string[]] {
 function jsonTokens (file: string, text: string): string[] {
   let data: unknown
   try {
-    data = JSON.parse(text)
-  } catch {
-    // Not the parser's message: it quotes the text around the error, which may be a token.
-    throw new TokensError(file, 'starts with [ but is not valid JSON')
+    data = parseJson(text)
+  } catch (error) {
+    // Where, not what: the words name the character found, which may be a token's.
+    const { line, column } = error as JsonSyntaxError
+    throw new TokensError(file, `starts with [ but is not valid JSON at line ${line}, column ${column}`)
   }
   const first = Errors(TokenList, data).First()
   if (first !== undefined) throw new TokensError(file, `${first.path === '' ? 'the list' : first.path}: ${first.schema.description}`)

@@ -12,7 +12,8 @@ const NO_QUERY = () => new Map<string, string[]>()
 t.test('a bad faults file is refused with the file, the field and the problem', async (t) => {
   const dir = t.testdir()
   const cases: Array<[unknown, string]> = [
-    ['{"rules": [', 'is not valid JSON (Unexpected end of JSON input)'],
+    ['{"rules": [', 'is not valid JSON at line 1, column 12: Unexpected end of JSON input'],
+    ['{\n  "rules": [\n    {"path": "/api/status/", "abort": {"status": 503}},\n  ]\n}', 'is not valid JSON at line 4, column 3: Unexpected token \']\''],
     [[], 'the faults file must be an object of seed, headers and rules, each optional; got []'],
     [{ rule: [] }, '/rule is not expected; the object around it must be an object of seed, headers and rules, each optional'],
     [{ seed: -1 }, '/seed must be a whole number from 0 to 4294967295; got -1'],

@@ -25,7 +25,11 @@ t.test('a bad profile is refused with the file, the field and the problem', asyn
     return profile
   }
   const cases: Array<[string, unknown, string]> = [
-    ['not-json.json', '{"status": ', 'is not valid JSON (Unexpected end of JSON input)'],
+    ['not-json.json', '{"status": ', 'is not valid JSON at line 1, column 12: Unexpected end of JSON input'],
+    ['comma.json', '{\n  "status": {},\n  "objectTypes": [\n    {"id": 1}\n    {"id": 2}\n  ]\n}', 'is not valid JSON at line 5, column 5: Expected \',\' or \']\' after array element'],
+    ['token.json', '{\n  "status": {\n    "plugins": x\n  }\n}', 'is not valid JSON at line 3, column 16: Unexpected token \'x\''],
+    ['trailing.json', '{"status": {}, "objectTypes": [],}\n', 'is not valid JSON at line 1, column 34: Expected double-quoted property name'],
+    ['empty.json', '', 'is not valid JSON at line 1, column 1: Unexpected end of JSON input'],
     ['array.json', '[]', 'the profile must be an object of status and objectTypes; got []'],
     ['no-status.json', { objectTypes: [] }, '/status is missing; it must be an object of framework-version, installed-apps, plugins, rq-workers-running, runtime-version, service-version and optionally service-full-version'],
     ['extra.json', edited((p) => { p.extra = 1 }), '/extra is not expected; the object around it must be an object of status and objectTypes'],
@@ -58,4 +62,10 @@ t.test('plugins may be left out of installed-apps', async (t) => {
   const file = join(t.testdir(), 'profile.json')
   writeFileSync(file, JSON.stringify(profile))
   t.same(loadProfile(file), profile)
+})
+
+t.test('a profile an editor saved with a byte order mark is read as without', async (t) => {
+  const file = join(t.testdir(), 'profile.json')
+  writeFileSync(file, `\uFEFF${JSON.stringify(DEFAULT_PROFILE, null, 2)}`)
+  t.same(loadProfile(file), DEFAULT_PROFILE)
 })

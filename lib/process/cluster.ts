@@ -13,7 +13,7 @@ const KILL_MARGIN_MS = 5000
  * accepts: they would connect to that one and be reset when it closes its sockets (shutdown.ts).
  */
 const MESSAGE = {
-  /** Worker: it serves. */
+  /** Worker: it serves (a Listening message, with what its `serving` line would say). */
   listening: 'inventory-status-api:listening',
   /** Worker: it got this signal (`…:SIGTERM`), which is the primary's to act on. */
   signalled: 'inventory-status-api:signalled:',
@@ -33,9 +33,13 @@ function tell (worker: Worker, message: string): void {
   if (worker.isConnected()) worker.send(message)
 }
 
-/** In a worker: tells the primary that this worker now serves. */
-export function reportListening (): void {
-  process.send!(MESSAGE.listening)
+/** A worker's word that it serves, and what it serves. */
+interface Listening { type: typeof MESSAGE.listening, serving: Record<string, unknown> }
+const isListening = (message: unknown): message is Listening => (message as Listening | null)?.type === MESSAGE.listening
+
+/** In a worker: tells the primary that this worker now serves, and what. */
+export function reportListening (serving: Record<string, unknown>): void {
+  process.send!({ type: MESSAGE.listening, serving } satisfies Listening)
 }
 
 /** In a worker whose sockets are closed: called once the primary says that no worker accepts. */
@@ -75,6 +79,8 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, timing:
   /** When the stop began: it runs once, whatever asks for it again. */
   let stoppingSince: number | undefined
   const workers = new Set<Worker>()
+  /** Whether the service's `serving` line is out. */
+  let said = false
   /** The workers that have listened: they have their shutdown in place. */
   const serving = new Set<Worker>()
   const stoppedAccepting = new Set<Worker>()
@@ -88,8 +94,13 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, timing:
     const worker = cluster.fork(env)
     workers.add(worker)
     worker.on('message', (message) => {
-      if (message === MESSAGE.listening) {
+      if (isListening(message)) {
         serving.add(worker)
+        // One line for the service, once the first workers all serve; a replacement's adds nothing.
+        if (!said && serving.size === count) {
+          said = true
+          logger.info({ ...message.serving, pids: [...serving].map((each) => each.process.pid) }, 'serving')
+        }
         // Told to drain only once it can hear it: one still starting when the stop came, now.
         if (stoppingSince !== undefined) tell(worker, MESSAGE.drain)
       } else if (typeof message === 'string' && message.startsWith(MESSAGE.signalled)) {

@@ -52,7 +52,7 @@ export async function serve (): Promise<void> {
   } catch (error) {
     stop(listenProblem(error as NodeJS.ErrnoException, config.port, config.host))
   }
-  logger.info({
+  const serving = {
     version: version(),
     port: (service.server.address() as AddressInfo).port,
     host: config.host,
@@ -65,11 +65,13 @@ export async function serve (): Promise<void> {
     profile: config.profile,
     generation: service.served.current.number,
     faults: config.faults ?? 'none',
-  }, 'serving')
+  }
+  // Under WORKERS, the primary says it once, when every worker serves.
+  if (cluster.isWorker) reportListening(serving)
+  else logger.info(serving, 'serving')
   collectForServing()
   warnWhenOutOfDescriptors(logger)
   warnWhenFull(service.server, config.maxConnections, logger)
-  if (cluster.isWorker) reportListening()
 }
 
 /**

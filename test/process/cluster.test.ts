@@ -31,6 +31,10 @@ t.test('WORKERS=2: two processes share the port, a dead one is replaced, SIGTERM
   const server = await start(t, { WORKERS: '2', MAX_PAGE_SIZE: '10', PAGINATE_COUNT: '50' })
   const [first, second] = await workerPids(server, 2)
   t.not(first, server.child.pid)
+  await logged(server, '"msg":"serving"')
+  const serving = JSON.parse(server.output().split('\n').find((line) => line.includes('"msg":"serving"'))!)
+  t.match(serving, { pid: server.child.pid, workers: 2, port: server.port, host: '127.0.0.1', version: /^\d+\.\d+\.\d+/ }, 'one serving line, the primary\'s, with the settings in effect')
+  t.same([...serving.pids].sort(), [first, second].sort(), 'and the workers that serve')
   process.kill(first!, 'SIGKILL')
   const [, , replacement] = await workerPids(server, 3)
   t.doesNotThrow(() => process.kill(replacement!, 0), `a new worker runs: ${replacement}`)
@@ -39,6 +43,7 @@ t.test('WORKERS=2: two processes share the port, a dead one is replaced, SIGTERM
   t.equal(server.output().split('"level":40,').length - 1, 1, 'one warning, by the primary')
   t.match(server.output(), '"msg":"MAX_PAGE_SIZE=10 is below PAGINATE_COUNT=50: pages of up to 50 items are served, as the reference does"')
   for (let i = 0; i < 20; i++) t.equal((await fetch(server.port, '/api/status/')).status, 200)
+  t.equal(server.output().split('"msg":"serving"').length - 1, 1, 'a replacement adds no serving line')
 
   server.child.kill('SIGTERM')
   const { code, output } = await server.exited

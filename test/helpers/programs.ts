@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 
 /**
  * The programs beyond Node that some tests drive for real, each with how to tell it is here and
- * how to get it (Debian's packages; .ci/run installs them). A test that needs one the machine lacks
+ * the command that installs it (.ci/run runs them where missing). A test that needs one the machine lacks
  * is skipped with a line that names it; with CI=true nothing may be skipped. Run on its own (the
  * first step of `npm test`), this says at once which are missing, and under CI=true fails then.
  */
@@ -27,15 +27,16 @@ function kubectlVersion (): [number, number] | undefined {
 const KUBECTL_MINOR = 27
 
 export const PROGRAMS = {
-  'redis-server': { name: 'redis-server', get: 'apt-get install redis-server', here: () => onPath('redis-server') },
-  haproxy: { name: 'haproxy', get: 'apt-get install haproxy', here: () => onPath('haproxy') },
-  wrk: { name: 'wrk', get: 'apt-get install wrk', here: () => onPath('wrk') },
-  prometheus: { name: 'prometheus and promtool', get: 'apt-get install prometheus', here: () => onPath('prometheus') && onPath('promtool') },
-  'blackbox-exporter': { name: 'prometheus-blackbox-exporter', get: 'apt-get install prometheus-blackbox-exporter', here: () => onPath('prometheus-blackbox-exporter') },
-  pynetbox: { name: 'python3 with pynetbox', get: 'apt-get install python3-pynetbox', here: () => spawnSync('/usr/bin/python3', ['-c', 'import pynetbox']).status === 0 },
+  'redis-server': { name: 'redis-server', get: 'sudo apt-get install redis-server', here: () => onPath('redis-server') },
+  haproxy: { name: 'haproxy', get: 'sudo apt-get install haproxy', here: () => onPath('haproxy') },
+  wrk: { name: 'wrk', get: 'sudo apt-get install wrk', here: () => onPath('wrk') },
+  prometheus: { name: 'prometheus and promtool', get: 'sudo apt-get install prometheus', here: () => onPath('prometheus') && onPath('promtool') },
+  'blackbox-exporter': { name: 'prometheus-blackbox-exporter', get: 'sudo apt-get install prometheus-blackbox-exporter', here: () => onPath('prometheus-blackbox-exporter') },
+  pynetbox: { name: 'python3 with pynetbox', get: 'sudo apt-get install python3-pynetbox', here: () => spawnSync('/usr/bin/python3', ['-c', 'import pynetbox']).status === 0 },
   kubectl: {
     name: `kubectl ≥ 1.${KUBECTL_MINOR}`,
-    get: `kubectl 1.${KUBECTL_MINOR} or later, from Kubernetes' own packages (Debian's kubernetes-client is older)`,
+    // Debian's kubernetes-client is 1.20.
+    get: 'sudo apt-get install kubectl from Kubernetes\' repository at pkgs.k8s.io, or .ci/run, which fetches it from the npm registry',
     here: () => {
       const version = kubectlVersion()
       return version !== undefined && (version[0] > 1 || version[1] >= KUBECTL_MINOR)
@@ -61,11 +62,11 @@ export function needs (program: Program): false | string {
 if (fileURLToPath(import.meta.url) === process.argv[1]) {
   const missing = (Object.keys(PROGRAMS) as Program[]).filter((program) => !PROGRAMS[program].here())
   if (missing.length > 0) {
-    const named = missing.map((program) => PROGRAMS[program].name).join(', ')
+    const getting = missing.map((program) => `${PROGRAMS[program].name} (${PROGRAMS[program].get})`).join('; ')
     if (process.env.CI === 'true') {
-      process.stderr.write(`CI=true and the tests' programs are missing: ${named}. .ci/run installs them.\n`)
+      process.stderr.write(`CI=true, and programs the tests drive are missing: ${getting}. .ci/run installs every one where missing, then runs the tests.\n`)
       process.exit(1)
     }
-    process.stdout.write(`the tests that need these are skipped: ${missing.map((program) => `${PROGRAMS[program].name} (${PROGRAMS[program].get})`).join('; ')}\n`)
+    process.stdout.write(`the tests that need these are skipped: ${getting}\n`)
   }
 }

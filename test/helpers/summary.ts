@@ -4,10 +4,10 @@ import { join } from 'node:path'
 
 /**
  * The last lines of `npm test`: the slowest files, the coverage, what was skipped for want of a
- * program (test/programs.ts), every test file that did not finish (by name), and then, alone on the
- * last line, how many tests (the t.test()s of every file, from tap's results of this run) passed,
- * failed and were skipped, so that a long run ends with its verdict. A file that did not finish
- * counts as failed.
+ * program (test/programs.ts), every test file that did not finish and every check that failed (by
+ * file, test and check), and then, alone on the last line, how many tests (the t.test()s of every
+ * file, from tap's results of this run) passed, failed and were skipped, so that a long run ends
+ * with its verdict. A file that did not finish counts as failed.
  */
 const ROOT = new URL('../..', import.meta.url).pathname
 const files = readdirSync(join(ROOT, 'test'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.test.ts')).sort()
@@ -16,6 +16,7 @@ let failed = 0
 let skipped = 0
 const reasons = new Set<string>()
 const unfinished: string[] = []
+const failures: string[] = []
 const seconds: Array<[string, number]> = []
 for (const file of files) {
   const results = join(ROOT, '.tap/test-results/test', `${file}.tap`)
@@ -25,6 +26,7 @@ for (const file of files) {
     unfinished.push(`test/${file}`)
     failed++
   }
+  failures.push(...failedIn(text).map((names) => `test/${file} › ${names.join(' › ')}`))
   for (const line of text.split('\n')) {
     const skip = /# SKIP (needs .*)$/.exec(line)
     if (skip !== null) reasons.add(skip[1]!)
@@ -44,4 +46,31 @@ if (existsSync(summary)) {
 }
 if (reasons.size > 0) console.log(`${skipped} skipped: ${[...reasons].join('; ')}`)
 if (unfinished.length > 0) console.log(`did not finish, counted as failed: ${unfinished.join(', ')}`)
+for (const failure of failures) console.log(`failed: ${failure}`)
 console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`)
+
+/**
+ * Each failed check of a file's TAP, as the names of the tests around it and its own. A subtest
+ * is four spaces deeper than its `# Subtest:` line, which its closing `ok`/`not ok` line repeats;
+ * a failed subtest whose own checks all passed (a plan not met) is named itself.
+ */
+function failedIn (tap: string): string[][] {
+  const subtests: string[] = []
+  const failed: string[][] = []
+  for (const line of tap.split('\n')) {
+    const [, indent = '', subtest] = /^(\s*)# Subtest: (.*)$/.exec(line) ?? []
+    const depth = indent.length / 4
+    if (subtest !== undefined) {
+      subtests.length = depth
+      subtests.push(subtest)
+      continue
+    }
+    const [, notOkIndent, name] = /^(\s*)not ok \d+ - (.*?)(?: # (?:time=|TODO|SKIP).*)?$/.exec(line) ?? []
+    if (name === undefined) continue
+    const around = subtests.slice(0, notOkIndent!.length / 4)
+    const closing = subtests[notOkIndent!.length / 4] === name
+    if (closing && failed.some((names) => names.length > around.length && names[around.length] === name)) continue
+    failed.push([...around, name])
+  }
+  return failed
+}

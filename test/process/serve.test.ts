@@ -85,10 +85,13 @@ t.test('SIGTERM: /readyz and the readiness series turn at once, the API serves t
 t.test('SIGTERM: what is still open after SHUTDOWN_TIMEOUT_MS is cut, exit 1', async (t) => {
   const server = await start(t, { SHUTDOWN_TIMEOUT_MS: '300' })
   // Half a request: the server has begun reading it, so the connection is not idle.
-  const stuck = connect(server.port, '127.0.0.1', () => stuck.write('GET /api/status/ HTTP/1.1\r\nHost: a.test\r\n'))
+  const stuck = connect(server.port, '127.0.0.1')
   stuck.on('error', () => {})
   t.teardown(() => stuck.destroy())
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  await once(stuck, 'connect')
+  stuck.write('GET /api/status/ HTTP/1.1\r\nHost: a.test\r\n')
+  // Its bytes came before this request's connection: once this is answered, they have been read.
+  await fetch(server.port, '/healthz')
   const signalled = Date.now()
   server.child.kill('SIGTERM')
   const { code, output } = await server.exited

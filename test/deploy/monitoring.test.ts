@@ -39,7 +39,8 @@ t.test('the dashboard loads as a file, through the HTTP API or the Import page: 
     'the Prometheus to read, a variable: the default one unless another is picked')
   const references = new Set([...text.matchAll(/\$\{?(\w+)/g)].map((match) => match[1]!))
   t.same([...references].filter((name) => !variables.includes(name) && !['__rate_interval', '__all'].includes(name)), [], `every $ reference is a variable of its own or Grafana's: ${[...references].join(', ')}`)
-  const datasource = { type: 'prometheus', uid: '$' + '{datasource}' }
+  // Grafana's reference to the variable, not a template string.
+  const datasource = { type: 'prometheus', uid: '${datasource}' } // eslint-disable-line no-template-curly-in-string
   for (const panel of dashboard.panels) {
     t.same([panel.datasource, ...panel.targets.map((target) => target.datasource)], Array(panel.targets.length + 1).fill(datasource), `${panel.title}: the chosen Prometheus`)
   }

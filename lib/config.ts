@@ -210,11 +210,13 @@ function defaultMaxConnections (): number {
  * this machine (or a name that does not resolve) is the configuration error it is; a port in use or
  * not permitted names PORT, HOST and the address; any other error is the system's own.
  */
-export function listenProblem (error: NodeJS.ErrnoException & { address?: string, port?: number }, port: number, host: string): Error {
+export function listenProblem (error: NodeJS.ErrnoException, port: number, host: string): Error {
   if (['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL', 'EAI_NONAME'].includes(String(error.code))) return ConfigError.invalid('HOST', host, error.message)
-  const address = `${error.address ?? host}:${error.port ?? port}`
-  if (error.code === 'EADDRINUSE') return new Error(`PORT=${port} HOST=${host}: ${address} is already in use; set PORT to a free port, or stop what listens there`)
-  if (error.code === 'EACCES') return new Error(`PORT=${port} HOST=${host}: listening on ${address} is not permitted (a port below 1024 needs privileges); set PORT to 1024 or above`)
+  // Node's listen errors name the address the host resolved to.
+  const { address, port: bound } = error as NodeJS.ErrnoException & { address: string, port: number }
+  const at = `${address}:${bound}`
+  if (error.code === 'EADDRINUSE') return new Error(`PORT=${port} HOST=${host}: ${at} is already in use; set PORT to a free port, or stop what listens there`)
+  if (error.code === 'EACCES') return new Error(`PORT=${port} HOST=${host}: listening on ${at} is not permitted (a port below 1024 needs privileges); set PORT to 1024 or above`)
   return error
 }
 

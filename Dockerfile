@@ -4,6 +4,7 @@ FROM node:26.10-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
+COPY .ci/bundle.mjs .ci/bundle.mjs
 COPY lib lib
 COPY schemas schemas
 RUN npm run bundle

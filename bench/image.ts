@@ -1,7 +1,8 @@
 /**
- * How the service ships: `npm start` (package.json) and the image (Dockerfile) start Node with
- * this environment and these flags (test/process/bundle.test.ts holds all three equal), so that the
- * benchmarks measure the service as it ships. Both are read only at start-up.
+ * How the service ships: `npm start` (package.json), the image (Dockerfile) and the npm package's
+ * command (the entry point's `#!` line) start Node with this environment and these flags
+ * (test/process/bundle.test.ts holds them equal), so that the benchmarks measure the service as it
+ * ships. Both are read only at start-up.
  */
 
 /**

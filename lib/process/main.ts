@@ -1,3 +1,4 @@
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=4 --min-semi-space-size=4 --no-memory-reducer
 import './supported-node.mjs'
 
 /**

@@ -99,6 +99,25 @@ t.test('npm start and the image start the service with the Node flags and enviro
   t.same(/^ENV (.*)$/m.exec(runStage)![1]!.split(' ').filter((setting) => setting.split('=')[0]! in IMAGE_ENV), environment)
   const { scripts } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'))
   t.equal(scripts.start, `${environment.join(' ')} exec node ${IMAGE_NODE_FLAGS.join(' ')} dist/service/main.js`)
+  const hashbang = (await readFile(join(image, 'dist/service/main.js'), 'utf8')).split('\n')[0]
+  t.equal(hashbang, `#!/usr/bin/env -S ${environment.join(' ')} node ${IMAGE_NODE_FLAGS.join(' ')}`, 'and the npm package\'s command, through its #! line')
+})
+
+/** The licences a package the bundle holds may have: each lets the service be used, changed and shipped under MIT. */
+const ALLOWED_LICENCES = ['MIT', 'ISC', 'BSD-2-Clause', 'BSD-3-Clause', 'Apache-2.0', '0BSD', 'BlueOak-1.0.0', 'CC0-1.0']
+
+t.test('every package the bundle holds has a licence of the allowed list, whose text ships beside it', async (t) => {
+  const inputs = Object.keys(JSON.parse(await readFile(META, 'utf8')).inputs as Record<string, unknown>)
+  const folders = [...new Set(inputs.flatMap((input) => /^(?:.*\/)?node_modules\/(?:@[^/]+\/)?[^/]+/.exec(input)?.[0] ?? []))]
+  t.ok(folders.length > 50, `${folders.length} packages`)
+  const notices = await readFile(join(image, 'dist/service/THIRD-PARTY-LICENSES.txt'), 'utf8')
+  for (const folder of folders) {
+    const { name, version, license } = JSON.parse(await readFile(join(ROOT, folder, 'package.json'), 'utf8'))
+    t.ok(ALLOWED_LICENCES.includes(license), `${name}: ${license}`)
+    t.match(notices, `\n== ${name} ${version} (${license})\n`, `${name}: its licence ships`)
+  }
+  t.match(await readFile(join(ROOT, 'LICENSE'), 'utf8'), /^MIT License\n/, 'the service\'s own: MIT')
+  t.equal(JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).license, 'MIT')
 })
 
 t.test('SIGTERM to `npm start`, as a supervisor sends it, drains the service and exits 0: no orphan, nothing dropped', async (t) => {

@@ -1,0 +1,65 @@
+import t from 'tap'
+import { execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
+import { promisify } from 'node:util'
+import { fetch } from '../helpers/http.ts'
+import { DEADLINE_MS, until } from '../helpers/wait.ts'
+
+/**
+ * The npm package as a user gets it: `npm pack` (which bundles first), then, in empty folders of a
+ * machine with Node and npm alone, `npm install --omit=dev` of the tarball and `npx` of it. Its
+ * one command serves the embedded default, answers `--version`, `help`, `capture` and `validate`,
+ * and stops cleanly on SIGTERM.
+ */
+const ROOT = new URL('../..', import.meta.url).pathname
+const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+const run = promisify(execFile)
+const folder = await mkdtemp(join(tmpdir(), 'inventory-package-'))
+t.teardown(() => rm(folder, { recursive: true, force: true }))
+/** Only what a machine with Node and npm has: no variable of this run's. */
+const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' }
+const npm = (args: string[], cwd: string) => run('npm', args, { cwd, env, timeout: DEADLINE_MS, maxBuffer: 16 * 1024 * 1024 })
+
+await npm(['pack', '--silent', '--pack-destination', folder], ROOT)
+const tarball = join(folder, `inventory-status-api-${version}.tgz`)
+
+t.test('installed from the tarball into an empty folder, its command serves the default profile, capture and validate, and stops on SIGTERM', async (t) => {
+  const home = join(folder, 'installed')
+  await mkdir(home)
+  await npm(['install', '--omit=dev', tarball], home)
+  t.same(await readdir(join(home, 'node_modules')), ['.bin', '.package-lock.json', 'inventory-status-api'], 'the package alone: it needs no other')
+  const command = join(home, 'node_modules/.bin/inventory-status-api')
+  const exec = (...args: string[]) => run(command, args, { cwd: home, env, timeout: DEADLINE_MS })
+  t.equal((await exec('--version')).stdout, `${version}\n`)
+  t.match((await exec('help')).stdout, /serve[^]*capture[^]*validate/)
+  const profile = join(home, 'node_modules/inventory-status-api/data/default-inventory.json')
+  t.equal((await exec('validate', profile)).stdout, `${profile}: a valid profile, service-version 4.3.7, 163 object types\n`)
+
+  const service = spawn(command, [], { cwd: home, env: { ...env, HOST: '127.0.0.1', PORT: '0', DRAIN_DELAY_MS: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  service.stdout.on('data', (chunk) => { output += chunk })
+  service.stderr.on('data', (chunk) => { output += chunk })
+  const exited = once(service, 'exit')
+  t.teardown(() => { service.kill('SIGKILL') })
+  await until('the packaged service to say it serves', () => output.includes('"msg":"serving"'))
+  const serving = JSON.parse(output.split('\n').find((line) => line.includes('"msg":"serving"'))!)
+  t.match(serving, { version, profile: join(home, 'node_modules/inventory-status-api/data/default-inventory.json') }, 'the embedded default profile')
+  const status = await fetch(serving.port, '/api/status/')
+  t.same([status.status, JSON.parse(status.body)['service-version']], [200, '4.3.7'])
+  const captured = await exec('capture', `http://127.0.0.1:${serving.port}`)
+  t.equal(JSON.parse(captured.stdout).objectTypes.length, 163, 'capture reads the service back')
+  service.kill('SIGTERM')
+  t.same(await exited, [0, null], 'SIGTERM: exit 0')
+  t.match(output, '"msg":"stopped: every request answered (exit code 0)"')
+})
+
+t.test('npx of the tarball, as a user types it beside the file, runs its command', async (t) => {
+  const elsewhere = join(folder, 'npx')
+  await mkdir(elsewhere)
+  await copyFile(tarball, join(elsewhere, basename(tarball)))
+  t.equal((await run('npx', ['--yes', `./${basename(tarball)}`, '--version'], { cwd: elsewhere, env, timeout: DEADLINE_MS })).stdout, `${version}\n`)
+  t.same(await readdir(elsewhere), [basename(tarball)], 'nothing written where it ran')
+})

@@ -9,11 +9,17 @@ COPY lib lib
 COPY schemas schemas
 RUN npm run bundle
 
-# Run: the bundle, the default profile and package.json (its "imports" map finds the profile).
+# Run: the bundle (with the licences of what it holds), the default profile, package.json (its
+# "imports" map finds the profile) and the licence.
 FROM node:26.10-slim
+# The version is package.json's (test/process/bundle.test.ts holds them equal).
+LABEL org.opencontainers.image.title="inventory-status-api" \
+      org.opencontainers.image.description="Fast read-only implementation of the inventory service status and object-type API" \
+      org.opencontainers.image.version="0.1.0" \
+      org.opencontainers.image.licenses="MIT"
 ENV NODE_ENV=production PORT=8080 MALLOC_ARENA_MAX=2
 WORKDIR /app
-COPY package.json ./
+COPY package.json LICENSE ./
 COPY --from=build /app/dist/service dist/service
 COPY data data
 USER node

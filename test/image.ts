@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
@@ -46,6 +46,8 @@ t.test('the image: its size, its user, its health check and the flags it starts 
   for (const [name, value] of Object.entries(IMAGE_ENV)) t.ok(image.Config.Env.includes(`${name}=${value}`), `${name}=${value}`)
   t.same(image.Config.Cmd, ['serve'])
   t.same(image.Healthcheck.Test, ['CMD', 'node', 'dist/service/healthcheck.js'])
+  const { name, version, license } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+  t.match(image.Config.Labels, { 'org.opencontainers.image.title': name, 'org.opencontainers.image.version': version, 'org.opencontainers.image.licenses': license }, 'its labels: package.json\'s name, version and licence')
 })
 
 t.test('a container answers as `npm start` does, byte for byte, as a non-root user on a read-only filesystem', async (t) => {

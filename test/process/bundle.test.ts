@@ -103,6 +103,20 @@ t.test('npm start and the image start the service with the Node flags and enviro
   t.equal(hashbang, `#!/usr/bin/env -S ${environment.join(' ')} node ${IMAGE_NODE_FLAGS.join(' ')}`, 'and the npm package\'s command, through its #! line')
 })
 
+t.test('one version, package.json\'s: the command\'s, the serving line\'s, the metrics\', the image\'s labels and the changelog\'s newest', async (t) => {
+  const { version, name, license } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'))
+  const script = join(image, 'dist/service/main.js')
+  t.equal((await command(['--version'], {}, { script })).stdout, `${version}\n`, '--version')
+  const bundle = await start(t, { METRICS: 'true' }, { script })
+  await logged(bundle, '"msg":"serving"')
+  t.equal(JSON.parse(bundle.output().split('\n').find((line) => line.includes('"msg":"serving"'))!).version, version, 'the serving line')
+  t.match((await fetch(bundle.port, '/metrics')).body, `inventory_build_info{version="${version}",`, 'inventory_build_info')
+  const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8')
+  const labels = Object.fromEntries([...dockerfile.slice(dockerfile.lastIndexOf('\nFROM ')).matchAll(/org\.opencontainers\.image\.(\w+)="([^"]*)"/g)].map(([, key, value]) => [key, value]))
+  t.match(labels, { title: name, version, licenses: license }, 'the image\'s labels')
+  t.match(await readFile(join(ROOT, 'CHANGELOG.md'), 'utf8'), new RegExp(`\\n## \\[Unreleased\\]\\n\\n## \\[${version.replaceAll('.', '\\.')}\\] - \\d{4}-\\d{2}-\\d{2}\\n`), 'the changelog\'s newest version')
+})
+
 /** The licences a package the bundle holds may have: each lets the service be used, changed and shipped under MIT. */
 const ALLOWED_LICENCES = ['MIT', 'ISC', 'BSD-2-Clause', 'BSD-3-Clause', 'Apache-2.0', '0BSD', 'BlueOak-1.0.0', 'CC0-1.0']
 

@@ -32,6 +32,7 @@ export const PROGRAMS = {
   wrk: { name: 'wrk', get: 'sudo apt-get install wrk', here: () => onPath('wrk') },
   prometheus: { name: 'prometheus and promtool', get: 'sudo apt-get install prometheus', here: () => onPath('prometheus') && onPath('promtool') },
   'blackbox-exporter': { name: 'prometheus-blackbox-exporter', get: 'sudo apt-get install prometheus-blackbox-exporter', here: () => onPath('prometheus-blackbox-exporter') },
+  python3: { name: 'python3', get: 'sudo apt-get install python3', here: () => onPath('python3') },
   pynetbox: { name: 'python3 with pynetbox', get: 'sudo apt-get install python3-pynetbox', here: () => spawnSync('/usr/bin/python3', ['-c', 'import pynetbox']).status === 0 },
   kubectl: {
     name: `kubectl ≥ 1.${KUBECTL_MINOR}`,

@@ -51,7 +51,8 @@ t.test('never-reading connections hold no more waiting answers, nor bytes of the
   const connections = hogs(port, count, 600)
   t.teardown(() => { for (const { socket } of connections) socket.destroy() })
   await until(`each of the ${count} connections to have an answer`, () => connections.every((hog) => hog.answered))
-  // As their answers fill the kernel's buffers, the service reads on: a while more to look at.
+  // As their answers fill the kernel's buffers, the service reads on until the bytes let wait are reached; then a while more to look at.
+  await until('the bytes let wait to be reached', () => most.bytes >= MAX_WAITING_BYTES_IN_PROCESS)
   for (let i = 0; i < 500; i++) await turn()
   stop()
   t.ok(most.answers <= MAX_WAITING_ANSWERS_IN_PROCESS, `at most ${most.answers} answers waited (the bound: ${MAX_WAITING_ANSWERS_IN_PROCESS})`)

@@ -63,10 +63,29 @@ t.test('installed from the tarball into an empty folder, its command serves the 
   t.match(output, '"msg":"stopped: every request answered (exit code 0)"')
 })
 
-t.test('npx of the tarball, as a user types it beside the file, runs its command', async (t) => {
+t.test('npx of the tarball, as a user types it beside the file, serves the default profile, and Ctrl-C stops it, no process left', async (t) => {
   const elsewhere = join(folder, 'npx')
   await mkdir(elsewhere)
   await copyFile(tarball, join(elsewhere, basename(tarball)))
-  t.equal((await run('npx', ['--yes', `./${basename(tarball)}`, '--version'], { cwd: elsewhere, env, timeout: DEADLINE_MS })).stdout, `${version}\n`)
+  const npx = ['--yes', `./${basename(tarball)}`]
+  t.equal((await run('npx', [...npx, '--version'], { cwd: elsewhere, env, timeout: DEADLINE_MS })).stdout, `${version}\n`)
+  // Its own process group, as a terminal's foreground job is: Ctrl-C signals npm and the service alike.
+  const served = spawn('npx', npx, { cwd: elsewhere, env: { ...env, HOST: '127.0.0.1', PORT: '0', DRAIN_DELAY_MS: '0' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  served.stdout.on('data', (chunk) => { output += chunk })
+  served.stderr.on('data', (chunk) => { output += chunk })
+  const exited = once(served, 'exit')
+  t.teardown(() => { try { process.kill(-served.pid!, 'SIGKILL') } catch {} })
+  await until('the service, through npx, to say it serves', () => output.includes('"msg":"serving"'))
+  const serving = JSON.parse(output.split('\n').find((line) => line.includes('"msg":"serving"'))!)
+  t.equal((await fetch(serving.port, '/api/status/')).status, 200)
+  process.kill(-served.pid!, 'SIGINT')
+  await exited
+  await until('the service to say it stopped', () => output.includes('"msg":"stopped: every request answered (exit code 0)"'))
+  await until('the service\'s process to be gone', () => {
+    try { process.kill(serving.pid, 0) } catch { return true }
+    return false
+  })
+  t.pass('stopped: every request answered, and no process left')
   t.same(await readdir(elsewhere), [basename(tarball)], 'nothing written where it ran')
 })

@@ -1,11 +1,15 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
-import { connect, type Socket } from 'node:net'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import { setImmediate as turn } from 'node:timers/promises'
 import { MAX_WAITING_ANSWERS_IN_PROCESS, MAX_WAITING_BYTES_IN_PROCESS, waitingInThisProcess } from '../../lib/front/pipelining.ts'
 import { build } from '../helpers/build.ts'
+import { needs } from '../helpers/programs.ts'
 import { until } from '../helpers/wait.ts'
+
+const CROWD = new URL('../fixtures/never-readers.py', import.meta.url).pathname
 
 // The process-wide bound on waiting answers, read from inside the service's own process: what it
 // counts, at every turn of the event loop, while clients pipeline and never read, and once they leave.
@@ -13,18 +17,24 @@ import { until } from '../helpers/wait.ts'
 /** A page of every object type, new to the service each time (its own `n`): some 24 KB to write. */
 const newPage = (tag: string) => `GET /api/extras/object-types/?limit=1000&n=${tag} HTTP/1.1\r\nHost: inv.example.com\r\n\r\n`
 
-interface Hog { socket: Socket, answered: boolean }
-
-/** Connections that each write `depth` requests for new pages at once and never read. */
-function hogs (port: number, count: number, depth: number): Hog[] {
-  return Array.from({ length: count }, (_, c) => {
-    const hog: Hog = { socket: connect(port, '127.0.0.1'), answered: false }
-    hog.socket.write(Array.from({ length: depth }, (_, i) => newPage(`${c}-${i}`)).join(''))
-    // Reads nothing but the first bytes, which say the service has read its requests.
-    hog.socket.once('data', () => { hog.answered = true; hog.socket.pause() })
-    hog.socket.on('error', () => {})
-    return hog
+/**
+ * Connections that each write `depth` requests for new pages at once and never read, with small
+ * receive buffers (test/fixtures/never-readers.py): the kernel takes little of their answers, so
+ * what waits is the service's. Resolves once each has its first bytes (the service read its
+ * requests); killed when the test ends, which closes them all.
+ */
+async function hogs (t: Test, port: number, count: number, depth: number): Promise<ChildProcess> {
+  const crowd = spawn('python3', [CROWD, String(port), String(count), String(depth)], { stdio: ['ignore', 'pipe', 'pipe'] })
+  t.teardown(() => { crowd.kill('SIGKILL') })
+  let printed = ''
+  crowd.stdout.on('data', (chunk) => { printed += chunk })
+  crowd.stderr.on('data', (chunk) => { printed += chunk })
+  await until(`each of the ${count} connections to have an answer`, () => {
+    if (crowd.exitCode !== null) throw new Error(`the crowd exited: ${printed}`)
+    return printed.includes('\n')
   })
+  t.same(JSON.parse(printed), { answered: count, closed: 0 }, `each of the ${count} connections answered`)
+  return crowd
 }
 
 /** What the process counts as waiting, at its most, while `until` waits (sampled at every turn of the event loop). */
@@ -41,16 +51,13 @@ function sampled () {
   return { most, stop: () => clearImmediate(next) }
 }
 
-t.test('never-reading connections hold no more waiting answers, nor bytes of them, than the process lets wait', async (t) => {
+t.test('never-reading connections hold no more waiting answers, nor bytes of them, than the process lets wait', { skip: needs('python3') }, async (t) => {
   const { port } = await build(t, { listen: true })
   // Each writes more than the kernel's buffers take of its answers (a paused client's, and the service's
   // send buffer) in one read of the service's; once the bytes let wait are reached, the answer of
   // each further connection's next request would wait: the bound stops that request being read.
-  const count = 120
   const { most, stop } = sampled()
-  const connections = hogs(port, count, 600)
-  t.teardown(() => { for (const { socket } of connections) socket.destroy() })
-  await until(`each of the ${count} connections to have an answer`, () => connections.every((hog) => hog.answered))
+  const crowd = await hogs(t, port, 120, 600)
   // As their answers fill the kernel's buffers, the service reads on until the bytes let wait are reached; then a while more to look at.
   await until('the bytes let wait to be reached', () => most.bytes >= MAX_WAITING_BYTES_IN_PROCESS)
   for (let i = 0; i < 500; i++) await turn()
@@ -59,7 +66,7 @@ t.test('never-reading connections hold no more waiting answers, nor bytes of the
   // The answer that reaches the bound is counted once it is written: one page more, at most.
   t.ok(most.bytes <= MAX_WAITING_BYTES_IN_PROCESS + 32 * 1024, `at most ${(most.bytes / 2 ** 20).toFixed(2)} MiB waited (the bound: ${MAX_WAITING_BYTES_IN_PROCESS / 2 ** 20} MiB and one page)`)
   t.ok(most.bytes >= MAX_WAITING_BYTES_IN_PROCESS, 'and the bound was reached')
-  for (const { socket } of connections) socket.destroy()
+  crowd.kill('SIGKILL')
   await until('their waiting answers to be released', () => waitingInThisProcess().answers === 0 && waitingInThisProcess().bytes === 0)
   t.pass('once they leave, nothing waits')
 })

@@ -39,9 +39,10 @@ export class JsonSyntaxError extends Error {
 
   constructor (text: string, offset: number, words: string) {
     const before = text.slice(0, offset).split('\n')
-    super(`line ${before.length}, column ${before.at(-1)!.length + 1}: ${words}`)
-    this.line = before.length
-    this.column = before.at(-1)!.length + 1
+    const [line, column] = [before.length, before.at(-1)!.length + 1]
+    super(`line ${line}, column ${column}: ${words}`)
+    this.line = line
+    this.column = column
     this.words = words
   }
 }

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { converse, CROWD_DEADLINE_MS, DEPLOYMENT, GET, holds, residentMiB } from '../helpers/hostile.ts'
+import { converse, DEPLOYMENT, GET, holds, residentMiB } from '../helpers/hostile.ts'
 import { logged, start } from '../helpers/process.ts'
 import { until } from '../helpers/wait.ts'
 
@@ -14,7 +14,7 @@ async function idleConnections (t: Test, port: number, count: number) {
   t.teardown(() => { child.kill() })
   let printed = ''
   child.stdout.on('data', (chunk) => { printed += chunk })
-  await until(`${count} connections to be answered`, () => printed.includes('\n'), CROWD_DEADLINE_MS)
+  await until(`${count} connections to be answered`, () => printed.includes('\n'))
   return {
     tally: JSON.parse(printed) as { served: number, refused: number, other: string[] },
     close: async () => {

@@ -8,24 +8,12 @@
  */
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
-import { fetchRaw } from './fetch.ts'
+import { answerOf, copyAnswers } from './answers.ts'
 
 const [port, servicePort, host, ...paths] = process.argv.slice(2)
-/** Headers Node writes by itself, and the one that changes per answer. */
-const PER_CONNECTION = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'x-request-id'])
-interface Answer { headers: string[], notModifiedHeaders: string[], etag: string, body: Buffer }
-const answers = new Map<string, Answer>()
-for (const path of paths) {
-  const { headers, body } = await fetchRaw(Number(servicePort), path, host!)
-  const flat = Object.entries(headers).filter(([name]) => !PER_CONNECTION.has(name)).flatMap(([name, value]) => [name, String(value)])
-  const notModified: string[] = []
-  for (let i = 0; i < flat.length; i += 2) if (flat[i] !== 'content-type' && flat[i] !== 'content-length') notModified.push(flat[i]!, flat[i + 1]!)
-  answers.set(path, { headers: flat, notModifiedHeaders: notModified, etag: headers.etag!, body })
-}
-// The benchmark's uncached case adds `&n=<counter>`: answer it with the page without it.
-const UNIQUE = /&n=\d+$/
+const answers = await copyAnswers(Number(servicePort), host!, paths)
 createServer((req, res) => {
-  const answer = answers.get(req.url!) ?? answers.get(req.url!.replace(UNIQUE, ''))
+  const answer = answerOf(answers, req.url!)
   if (answer === undefined) {
     res.writeHead(404).end()
     return

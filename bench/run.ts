@@ -1,6 +1,7 @@
 /**
  * Side-by-side benchmark: the service against a bare node:http server that writes the
- * same bytes from memory (the ceiling for Node.js), each figure beside the bare server's:
+ * same bytes from memory (the ceiling for Node.js), each figure beside the bare server's, and
+ * against a minimal Fastify app writing them (fastify-floor.ts, the floor of a miss):
  * start-up and idle memory (against a bare server answering a constant), the memory of 1000 idle
  * keep-alive connections, and for each case requests per second, CPU per request and the most
  * memory it took, the last cases being 1000 connections of new queries and of a list of new
@@ -49,6 +50,7 @@ const CONNECTIONS = Number(options.connections)
 const SERVICE_PORT = 18080
 const REFERENCE_PORT = 18081
 const PREVIOUS_PORT = 18082
+const FLOOR_PORT = 18083
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 const CANONICAL = '/api/extras/object-types/?limit=50&offset=50'
@@ -71,6 +73,7 @@ const UNCACHED: Record<string, string> = {
   'uncached page (new query each time)': CANONICAL,
   'uncached small page (limit=5)': '/api/extras/object-types/?limit=5&offset=50',
   'uncached status': '/api/status/?format=json',
+  'uncached item': '/api/extras/object-types/112/?format=json',
 }
 /** The same with 1000 connections: the load whose memory a container's limit must hold. */
 const MANY_CONNECTIONS_CASE = 'uncached page, 1000 connections'
@@ -108,9 +111,10 @@ function buildRevision (revision: string): string[] {
   return [...IMAGE_NODE_FLAGS, join(folder, 'dist/service/main.js')]
 }
 
-function startReference (): ChildProcess {
-  const script = fileURLToPath(new URL('reference-server.js', import.meta.url))
-  const [command, ...args] = pinned('1', [options.node, ...IMAGE_NODE_FLAGS, script, String(REFERENCE_PORT), String(SERVICE_PORT), HOST, ...Object.values(CASES), ...Object.values(UNCACHED)])
+/** A server of bench/ that copies the service's answers to every case: the bare one, or the Fastify floor. */
+function startCopy (name: string, port: number): ChildProcess {
+  const script = fileURLToPath(new URL(name, import.meta.url))
+  const [command, ...args] = pinned('1', [options.node, ...IMAGE_NODE_FLAGS, script, String(port), String(SERVICE_PORT), HOST, ...Object.values(CASES), ...Object.values(UNCACHED)])
   return spawn(command!, args, { env: { ...process.env, ...IMAGE_ENV }, stdio: 'inherit' })
 }
 
@@ -149,21 +153,23 @@ async function main (): Promise<void> {
   const service = startService()
   await waitFor200(service, SERVICE_PORT, '/api/status/')
 
-  const reference = startReference()
-  await waitFor200(reference, REFERENCE_PORT, '/api/status/').catch((error: unknown) => {
-    service.kill('SIGTERM')
+  const reference = startCopy('reference-server.js', REFERENCE_PORT)
+  const floor = startCopy('fastify-floor.js', FLOOR_PORT)
+  await Promise.all([waitFor200(reference, REFERENCE_PORT, '/api/status/'), waitFor200(floor, FLOOR_PORT, '/api/status/')]).catch((error: unknown) => {
+    for (const child of [service, reference, floor]) child.kill('SIGTERM')
     throw error
   })
   const previous = previousBuild === undefined ? undefined : startService(previousBuild, PREVIOUS_PORT)
   if (previous !== undefined) await waitFor200(previous, PREVIOUS_PORT, '/api/status/')
   for (const path of Object.values(CASES)) {
-    const [ours, theirs] = await Promise.all([fetchPage(SERVICE_PORT, path), fetchPage(REFERENCE_PORT, path)])
-    if (ours.status !== 200 || !ours.body.equals(theirs.body)) throw new Error(`${path}: not a 200 served identically by both`)
+    const [ours, ...theirs] = await Promise.all([SERVICE_PORT, REFERENCE_PORT, FLOOR_PORT].map((port) => fetchPage(port, path)))
+    if (ours!.status !== 200 || theirs.some((copy) => !ours!.body.equals(copy.body))) throw new Error(`${path}: not a 200 served identically by all three`)
   }
 
   const rssBefore = rssMiB(service.pid!)
   // Before any load: afterwards each process has room in its heap for them.
   const [connections, bareConnections] = [await idleConnectionsMiB(service.pid!, SERVICE_PORT, MANY), await idleConnectionsMiB(reference.pid!, REFERENCE_PORT, MANY)]
+  await idleConnectionsMiB(floor.pid!, FLOOR_PORT, MANY)
   // The revision's build goes through all the service does, so that the two differ by their code only.
   if (previous !== undefined) await idleConnectionsMiB(previous.pid!, PREVIOUS_PORT, MANY)
   console.log(`load generator: ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s per case, the servers loaded at once` +
@@ -171,6 +177,7 @@ async function main (): Promise<void> {
     `, each with the image's ${IMAGE_NODE_FLAGS.join(' ')}` +
     (options.metrics ? '; service with METRICS=true' : ''))
   console.log(`bare: a bare node:http server, writing a constant for start-up and idle memory (${options.starts} starts each, alternating, medians), the service's bytes for the rest`)
+  console.log("Fastify floor: a minimal Fastify app (no logger, the service's compilers), one route per path writing the service's bytes")
   console.log(`start-up to first 200: ${beside(median(starts.service!.startup), median(starts.bare!.startup), 'ms', 0)}`)
   console.log(`RSS idle after the first answers: ${beside(median(starts.service!.idle), median(starts.bare!.idle), 'MiB')}`)
   if (starts.previous !== undefined) {
@@ -181,20 +188,21 @@ async function main (): Promise<void> {
       ` (the median of the paired differences: ${paired >= 0 ? '+' : ''}${paired.toFixed(0)} ms); RSS idle ${beside(median(starts.service!.idle), median(starts.previous.idle), 'MiB')}`)
   }
   console.log(`${MANY} idle keep-alive connections: ${beside(connections, bareConnections, 'MiB')} (${(connections * 1024 / MANY).toFixed(1)} and ${(bareConnections * 1024 / MANY).toFixed(1)} KiB each)`)
-  // The service, the bare server and the revision's build, if any: loaded at once, sharing core 1.
+  // The service, the bare server, the Fastify floor and the revision's build, if any: loaded at once, sharing core 1.
   const all = [
     { pid: service.pid!, port: SERVICE_PORT },
     { pid: reference.pid!, port: REFERENCE_PORT },
+    { pid: floor.pid!, port: FLOOR_PORT },
     ...(previous === undefined ? [] : [{ pid: previous.pid!, port: PREVIOUS_PORT }]),
   ]
   for (const path of Object.values(CASES)) await loadTogether(all, { path, seconds: 1, connections: CONNECTIONS, core: '0' })
 
-  const header = ['case', 'service rps', 'ref rps', 'ratio', 'rounds', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'errors (ref)', 'MiB at most (ref)',
+  const header = ['case', 'service rps', 'ref rps', 'ratio', 'rounds', 'floor rps', 'ratio', 'rounds', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'errors (ref)', 'MiB at most (ref)',
     ...(previous === undefined ? [] : [`${options.against} rps`, 'service/it', 'rounds'])]
   const rows: string[][] = [header]
   const cases: Array<[string, Case]> = Object.entries(CASES).map(([name, path]) => [name, { path }])
   const { etag } = (await fetchPage(SERVICE_PORT, CANONICAL)).headers
-  for (const port of [SERVICE_PORT, REFERENCE_PORT]) {
+  for (const port of [SERVICE_PORT, REFERENCE_PORT, FLOOR_PORT]) {
     if ((await fetchRaw(port, CANONICAL, HOST, { 'if-none-match': etag! })).status !== 304) throw new Error(`port ${port}: no 304`)
   }
   cases.push([NOT_MODIFIED_CASE, { path: CANONICAL, headers: [`If-None-Match: ${etag}`], notModified: true }])
@@ -211,18 +219,20 @@ async function main (): Promise<void> {
     const spec = { connections: CONNECTIONS, ...benchCase, seconds: SECONDS, core: '0' }
     const ours: Figures[] = []
     const theirs: Figures[] = []
+    const fastify: Figures[] = []
     const before: Figures[] = []
     for (const { pid } of all) resetPeakRss(pid)
     for (let round = 0; round < ROUNDS; round++) {
-      const [service, bare, revision] = await loadTogether(all, spec)
+      const [service, bare, floor, revision] = await loadTogether(all, spec)
       ours.push(service!)
       theirs.push(bare!)
+      fastify.push(floor!)
       if (revision !== undefined) before.push(revision)
     }
     const m = (figures: Figures[], key: keyof Figures) => median(figures.map((f) => f[key]))
     rows.push([
       name,
-      m(ours, 'rps').toFixed(0), m(theirs, 'rps').toFixed(0), ...ratios(ours, theirs),
+      m(ours, 'rps').toFixed(0), m(theirs, 'rps').toFixed(0), ...ratios(ours, theirs), m(fastify, 'rps').toFixed(0), ...ratios(ours, fastify),
       m(ours, 'p50').toFixed(2), m(ours, 'p99').toFixed(2), m(theirs, 'p99').toFixed(2),
       m(ours, 'cpuPerRequest').toFixed(1), m(theirs, 'cpuPerRequest').toFixed(1),
       (m(ours, 'cpuPerRequest') / m(theirs, 'cpuPerRequest')).toFixed(2) + 'x',
@@ -235,7 +245,7 @@ async function main (): Promise<void> {
   for (const row of rows) console.log(row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)).join('  '))
   console.log(`RSS: the service's ${rssBefore.toFixed(1)} MiB before the load, ${rssMiB(service.pid!).toFixed(1)} MiB after`)
 
-  const children = [service, reference, ...(previous === undefined ? [] : [previous])]
+  const children = [service, reference, floor, ...(previous === undefined ? [] : [previous])]
   for (const child of children) child.kill('SIGTERM')
   await Promise.all(children.map((child) => once(child, 'exit')))
 }

@@ -1,8 +1,9 @@
-import { hash } from 'node:crypto'
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, onRequestHookHandler } from 'fastify'
 import { Description, Detail } from '../../schemas/api.ts'
 import { MESSAGES } from '../errors.ts'
+import { written } from '../http/body.ts'
+import { TagSeed } from '../http/entity-tag.ts'
 import { ifNoneMatches } from '../http/headers.ts'
 import { pathEnd } from '../http/target.ts'
 import type { Catalog, StatusKeys } from '../inventory/catalog.ts'
@@ -122,12 +123,20 @@ const CACHE_CONTROL = 'no-cache'
  * Registers an endpoint at each of its routes: GET (and Fastify's HEAD) answer its 200, OPTIONS
  * describes it, any other method is a 405. Each checks `format`, then the token, in a hook of its
  * own (so that the order of checks is the reference's: Host in the hosts plugin, `format`, token,
- * method). Every 200 carries its tag, and is marked with its generation for the replay plugin.
+ * method). Every 200 carries its tag (http/entity-tag.ts): of what the body depends on, the profile,
+ * the settings, the base URL and the request URL, so that equal inputs on any replica get the same
+ * tag and other bytes another. Every 200 is marked with its generation for the replay plugin.
  */
 export function endpointRoutes (app: FastifyInstance, endpoint: Endpoint, options: EndpointOptions): void {
   // What a body depends on besides the profile and the request: part of every tag. (The key names
   // only when they are not the default, so that the default's tags are what they always were.)
   const settings = `${options.sizes.paginateCount} ${options.sizes.maxPageSize}${options.statusKeys === 'neutral' ? '' : ` ${options.statusKeys}`}`
+  const seeds = new WeakMap<Catalog, TagSeed>()
+  const seedOf = (catalog: Catalog) => {
+    let seed = seeds.get(catalog)
+    if (seed === undefined) seeds.set(catalog, seed = new TagSeed(`${catalog.digest}\n${settings}`))
+    return seed
+  }
   const onRequest = checks(app, endpoint, options.tokens)
   const config = { allow: ENDPOINT_METHODS }
   const optionsBody = Buffer.from(toJson({
@@ -151,7 +160,7 @@ export function endpointRoutes (app: FastifyInstance, endpoint: Endpoint, option
         const { catalog } = generation
         const { baseUrl: base, query, params } = request
         const rendered = endpoint.render({ base, path: request.url.slice(0, pathEnd(request.url)), query, params, format: lastValue(query, 'format'), catalog, sizes: options.sizes, statusKeys: options.statusKeys, app })
-        const etag = etagOf(catalog.digest, settings, base, request.url)
+        const etag = seedOf(catalog).tag(base, request.url)
         if (!(rendered instanceof Promise)) return send(request, reply, generation, etag, rendered)
         return rendered.then((later) => send(request, reply, generation, etag, later))
       },
@@ -168,15 +177,6 @@ export function endpointRoutes (app: FastifyInstance, endpoint: Endpoint, option
   }
 }
 
-/**
- * The strong tag of what a request is answered with: a digest of all the body depends on (the
- * profile, the settings, the base URL, the request URL), so equal inputs on any replica get
- * the same tag and other bytes another; cheaper than hashing every body it names.
- */
-function etagOf (catalog: string, settings: string, base: string, url: string): string {
-  return `"${hash('sha1', `${catalog}\n${settings}\n${base}\n${url}`, 'base64url')}"`
-}
-
 /** Sends a rendered 200, or its 304 when If-None-Match names its tag. */
 function send (request: FastifyRequest, reply: FastifyReply, generation: Generation, etag: string, { body, contentType }: Rendered): FastifyReply {
   if (contentType !== undefined) reply.header('content-type', contentType)
@@ -184,16 +184,8 @@ function send (request: FastifyRequest, reply: FastifyReply, generation: Generat
   reply.header('etag', etag)
   if (ifNoneMatches(request.raw, etag)) return reply.code(304).send()
   request.generation = generation
-  return reply.send(typeof body === 'string' && body.length > STACK_WRITE_CHARS ? Buffer.from(body) : body)
+  return reply.send(written(body))
 }
-
-/**
- * Node writes a string of up to this many characters from its stack. A longer one it first copies
- * into a buffer of three bytes a character (UTF-8's most), and Node before 26.10 also keeps the string
- * itself in the heap, until the client has taken it all: as a Buffer, a long body holds its own
- * length, outside the heap.
- */
-const STACK_WRITE_CHARS = 16 * 1024 / 3
 
 /** The endpoint's checks of a request, before its method's: `format` (404), then the token (403). */
 function checks (app: FastifyInstance, { formats }: Endpoint, tokens: ApiTokens): onRequestHookHandler {

@@ -6,7 +6,7 @@ import { fetch, type Reply } from '../helpers/http.ts'
 // ETags, 304s and Cache-Control over real sockets, through the front: each on Fastify's answer and
 // on its replay.
 
-const TAG = /^"[\w-]{27}"$/
+const TAG = /^"[0-9a-f]{16}"$/
 const NOT_MODIFIED_HEADERS = { vary: 'Accept', allow: 'GET, HEAD, OPTIONS', 'cache-control': 'no-cache' }
 const HOST = { host: 'inventory.test' }
 

@@ -1,0 +1,25 @@
+import t from 'tap'
+import { TagSeed } from '../../lib/http/entity-tag.ts'
+
+t.test('a tag is 64 bits of hex, the same for the same inputs on any seed made of them', async (t) => {
+  const tag = new TagSeed('profile\n100 1000').tag('http://inventory.test', '/api/status/')
+  t.match(tag, /^"[0-9a-f]{16}"$/)
+  t.equal(new TagSeed('profile\n100 1000').tag('http://inventory.test', '/api/status/'), tag, 'another seed of the same profile and settings: another replica')
+})
+
+t.test('any input that differs gives another tag', async (t) => {
+  const seed = new TagSeed('profile\n100 1000')
+  const tags = [
+    seed.tag('http://inventory.test', '/api/status/'),
+    new TagSeed('profile2\n100 1000').tag('http://inventory.test', '/api/status/'),
+    new TagSeed('profile\n50 1000').tag('http://inventory.test', '/api/status/'),
+    seed.tag('https://inventory.test', '/api/status/'),
+    seed.tag('http://inventory.test', '/api/status/?format=json'),
+    // Where the base URL ends and the request URL begins counts.
+    seed.tag('http://inventory.test/api', '/status/'),
+  ]
+  t.equal(new Set(tags).size, tags.length, tags.join(' '))
+  // Ten thousand request URLs, as a sweep of offsets makes them: no two share a tag.
+  const sweep = new Set(Array.from({ length: 10_000 }, (_, i) => seed.tag('http://inventory.test', `/api/extras/object-types/?offset=${i}`)))
+  t.equal(sweep.size, 10_000)
+})

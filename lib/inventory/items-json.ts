@@ -1,3 +1,5 @@
+import { STACK_WRITE_CHARS } from '../http/body.ts'
+
 /** What an item's JSON is made of besides its url: the url sits between head and tail. */
 export interface RenderedItem {
   /** Its place in the list's default order. */
@@ -11,26 +13,29 @@ export interface RenderedItem {
 
 /**
  * Every item of a catalog rendered for one url prefix and item tail (what a request's base
- * URL and `format` make of an item's url), as text in list order joined by commas. An item is a
- * slice of that text, and a page its head, the runs of items that lie side by side (most orders
- * and filters leave a page's items in one run) and its tail, joined: V8 slices and joins strings
- * without copying them, and Node writes a short string to the socket from its stack, so a short
- * page allocates no body (a long one is sent as a Buffer: routes/endpoint.ts; docs/performance.md,
- * Misses).
+ * URL and `format` make of an item's url), as text in list order joined by commas, and that
+ * text's UTF-8 bytes. An item is a slice of the text, and a page its head, the runs of items that
+ * lie side by side (most orders and filters leave a page's items in one run) and its tail: text
+ * joined without copying while Node writes it from its stack, else those runs' bytes copied into
+ * one Buffer (http/body.ts).
  */
 export class ItemsJson {
   readonly #text: string
   /** Item i (by RenderedItem.index) is #text[#starts[i], #starts[i + 1] - 1), followed by its comma but for the last. */
   readonly #starts: Uint32Array
+  readonly #bytes: Buffer
+  /** The same in #bytes. */
+  readonly #byteStarts: Uint32Array
 
   constructor (items: readonly RenderedItem[], urlPrefix: string, itemTail: string) {
     const texts = items.map((item) => item.head + urlPrefix + item.id + itemTail + item.tail)
     this.#text = texts.join(',')
+    this.#bytes = Buffer.from(this.#text)
     this.#starts = new Uint32Array(items.length + 1)
-    let start = 0
+    this.#byteStarts = new Uint32Array(items.length + 1)
     texts.forEach((text, i) => {
-      start += text.length + 1
-      this.#starts[i + 1] = start
+      this.#starts[i + 1] = this.#starts[i]! + text.length + 1
+      this.#byteStarts[i + 1] = this.#byteStarts[i]! + Buffer.byteLength(text) + 1
     })
   }
 
@@ -40,20 +45,68 @@ export class ItemsJson {
   }
 
   /** `head`, then items[start] to items[end - 1] (in that order) joined by commas, then `tail`. */
-  page (head: string, items: readonly RenderedItem[], start: number, end: number, tail: string): string {
+  page (head: string, items: readonly RenderedItem[], start: number, end: number, tail: string): Buffer | string {
+    const runs = runsOf(items, start, end)
+    // Each item's length in `starts` counts the comma after it: the last one has none.
+    const joined = runs.length === 0 ? 0 : -1
     const starts = this.#starts
-    let page = head
-    for (let i = start; i < end;) {
-      // The run of items that lie side by side here: one slice.
-      const first = items[i]!.index
-      let last = first
-      for (i++; i < end && items[i]!.index === last + 1; i++) last++
-      const more = i < end
-      // The run's own comma separates it from the next run, if any; the catalog's last item has none.
-      const withComma = more && last + 2 < starts.length
-      page += this.#text.slice(starts[first], starts[last + 1]! - (withComma ? 0 : 1))
-      if (more && !withComma) page += ','
+    let length = head.length + tail.length + joined
+    for (let i = 0; i < runs.length; i += 2) length += starts[runs[i + 1]! + 1]! - starts[runs[i]!]!
+    if (length <= STACK_WRITE_CHARS) {
+      let page = head
+      for (let i = 0; i < runs.length; i += 2) {
+        const last = runs[i + 1]!
+        // Between runs, the run's own comma where it has one (every item but the catalog's last).
+        const more = i + 2 < runs.length
+        const ownComma = more && last + 2 < starts.length
+        page += this.#text.slice(starts[runs[i]!], starts[last + 1]! - (ownComma ? 0 : 1))
+        if (more && !ownComma) page += ','
+      }
+      return page + tail
     }
-    return page + tail
+    const byteStarts = this.#byteStarts
+    let bytes = utf8Length(head) + utf8Length(tail) + joined
+    for (let i = 0; i < runs.length; i += 2) bytes += byteStarts[runs[i + 1]! + 1]! - byteStarts[runs[i]!]!
+    const page = Buffer.allocUnsafe(bytes)
+    let at = writeUtf8(page, head, 0)
+    for (let i = 0; i < runs.length; i += 2) {
+      if (i > 0) page[at++] = COMMA
+      at += this.#bytes.copy(page, at, byteStarts[runs[i]!], byteStarts[runs[i + 1]! + 1]! - 1)
+    }
+    writeUtf8(page, tail, at)
+    return page
   }
+}
+
+const COMMA = 0x2c
+
+// A page's head and tail are mostly ASCII, which a loop measures and writes: Node's encoder is a call into C++.
+function utf8Length (text: string): number {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return Buffer.byteLength(text)
+  return text.length
+}
+
+/** Writes text into `page` at `at`; the bytes written. */
+function writeUtf8 (page: Buffer, text: string, at: number): number {
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i)
+    if (char > 0x7f) return i + page.write(text.slice(i), at + i)
+    page[at + i] = char
+  }
+  return text.length
+}
+
+/**
+ * The runs of items[start] to items[end - 1] that lie side by side in the list's order, as the
+ * index of each run's first item and of its last.
+ */
+function runsOf (items: readonly RenderedItem[], start: number, end: number): number[] {
+  const runs: number[] = []
+  for (let i = start; i < end;) {
+    const first = items[i]!.index
+    let last = first
+    for (i++; i < end && items[i]!.index === last + 1; i++) last++
+    runs.push(first, last)
+  }
+  return runs
 }

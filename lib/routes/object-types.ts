@@ -29,7 +29,18 @@ function itemTailOf (suffix: string | undefined, format: string | undefined): st
 
 /** The JSON of the catalog's items as this request's urls make them. */
 function itemsJson ({ catalog, base, params, format }: RenderContext): ItemsJson {
-  return catalog.itemsJson(base + API_PATHS.objectTypes, itemTailOf(params.format, format))
+  return catalog.itemsJson(urlPrefixOf(base), itemTailOf(params.format, format))
+}
+
+let lastBase: string | undefined
+let lastPrefix = ''
+/** Items' url prefix for a base URL: the last one's again, one string whose hash V8 keeps (the catalog finds renderings by it). */
+function urlPrefixOf (base: string): string {
+  if (base !== lastBase) {
+    lastBase = base
+    lastPrefix = base + API_PATHS.objectTypes
+  }
+  return lastPrefix
 }
 const PAGE_END = ']}'
 

@@ -137,7 +137,17 @@ const DIGITS = new RegExp(`^[0-9]{1,${PY_MAX_DIGITS}}$`)
 
 /** The integer Python's int(text) gives, or undefined where it raises. */
 export function parseInteger (text: string): bigint | undefined {
-  // Plain digits, the usual case, without the full pattern.
+  // Plain digits, the usual case: up to 15, read as a double, which holds them exactly.
+  if (text.length <= 15) {
+    let value = 0
+    let at = 0
+    for (; at < text.length; at++) {
+      const digit = text.charCodeAt(at) - 0x30
+      if (digit < 0 || digit > 9) break
+      value = value * 10 + digit
+    }
+    if (at === text.length && at > 0) return BigInt(value)
+  }
   if (DIGITS.test(text)) return BigInt(text)
   const match = PY_INT.exec(text)
   if (match === null) return undefined

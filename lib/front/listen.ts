@@ -50,11 +50,12 @@ export async function listen ({ server, lifecycle, logger }: Listening, port: nu
   lifecycle.accepts(server)
   for (const url of urlsOf(address)) logger.info(`Server listening at ${url}`)
   if (!linux) return
-  for (let i = 1; i < ACCEPTORS; i++) {
+  // All at once: one after another, each waited a turn of the event loop for its address to be looked up.
+  await Promise.all(Array.from({ length: ACCEPTORS - 1 }, async () => {
     // As node:http's own listener does for its connections: half-open allowed, Nagle off.
     const acceptor = net.createServer({ allowHalfOpen: true, noDelay: true }, (socket) => server.emit('connection', socket))
     lifecycle.accepts(await bound(acceptor, { port: address.port, host: address.address, ...shared }))
-  }
+  }))
 }
 
 async function bound<S extends Server> (server: S, options: ListenOptions): Promise<S> {

@@ -65,36 +65,20 @@ export class ItemsJson {
       return page + tail
     }
     const byteStarts = this.#byteStarts
-    let bytes = utf8Length(head) + utf8Length(tail) + joined
+    let bytes = Buffer.byteLength(head) + Buffer.byteLength(tail) + joined
     for (let i = 0; i < runs.length; i += 2) bytes += byteStarts[runs[i + 1]! + 1]! - byteStarts[runs[i]!]!
     const page = Buffer.allocUnsafe(bytes)
-    let at = writeUtf8(page, head, 0)
+    let at = page.write(head)
     for (let i = 0; i < runs.length; i += 2) {
       if (i > 0) page[at++] = COMMA
       at += this.#bytes.copy(page, at, byteStarts[runs[i]!], byteStarts[runs[i + 1]! + 1]! - 1)
     }
-    writeUtf8(page, tail, at)
+    page.write(tail, at)
     return page
   }
 }
 
 const COMMA = 0x2c
-
-// A page's head and tail are mostly ASCII, which a loop measures and writes: Node's encoder is a call into C++.
-function utf8Length (text: string): number {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return Buffer.byteLength(text)
-  return text.length
-}
-
-/** Writes text into `page` at `at`; the bytes written. */
-function writeUtf8 (page: Buffer, text: string, at: number): number {
-  for (let i = 0; i < text.length; i++) {
-    const char = text.charCodeAt(i)
-    if (char > 0x7f) return i + page.write(text.slice(i), at + i)
-    page[at + i] = char
-  }
-  return text.length
-}
 
 /**
  * The runs of items[start] to items[end - 1] that lie side by side in the list's order, as the

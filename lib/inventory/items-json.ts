@@ -1,5 +1,3 @@
-import { STACK_WRITE_CHARS } from '../http/body.ts'
-
 /** What an item's JSON is made of besides its url: the url sits between head and tail. */
 export interface RenderedItem {
   /** Its place in the list's default order. */
@@ -17,7 +15,7 @@ export interface RenderedItem {
  * text's UTF-8 bytes. An item is a slice of the text, and a page its head, the runs of items that
  * lie side by side (most orders and filters leave a page's items in one run) and its tail: text
  * joined without copying while Node writes it from its stack, else those runs' bytes copied into
- * one Buffer (http/body.ts).
+ * one Buffer.
  */
 export class ItemsJson {
   readonly #text: string
@@ -79,6 +77,14 @@ export class ItemsJson {
 }
 
 const COMMA = 0x2c
+
+/**
+ * Node writes a body string of up to this many characters from its stack. A longer one it first
+ * copies into a buffer of three bytes a character (UTF-8's most), and Node before 26.10 also keeps
+ * the string itself in the heap until the client has taken it all: a longer page is bytes, which
+ * hold their own length, outside the heap (docs/performance.md, Misses).
+ */
+const STACK_WRITE_CHARS = 16 * 1024 / 3
 
 /**
  * The runs of items[start] to items[end - 1] that lie side by side in the list's order, as the

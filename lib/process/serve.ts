@@ -1,3 +1,4 @@
+import nodeModule from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { pino } from 'pino'
 import { cluster, v8 } from '../builtins.ts'
@@ -69,6 +70,9 @@ export async function serve (): Promise<void> {
   // Under WORKERS, the primary says it once, when every worker serves.
   if (cluster.isWorker) reportListening(serving)
   else logger.info(serving, 'serving')
+  // Written now, not at exit, which a killed process never reaches; and before V8's flags change,
+  // which would make V8 refuse the code at the next start.
+  nodeModule.flushCompileCache()
   collectForServing()
   warnWhenOutOfDescriptors(logger)
   warnWhenFull(service.server, config.maxConnections, logger)

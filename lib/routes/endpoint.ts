@@ -2,7 +2,6 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, onRequestHookHandler } from 'fastify'
 import { Description, Detail } from '../../schemas/api.ts'
 import { MESSAGES } from '../errors.ts'
-import { written } from '../http/body.ts'
 import { TagSeed } from '../http/entity-tag.ts'
 import { ifNoneMatches } from '../http/headers.ts'
 import { pathEnd } from '../http/target.ts'
@@ -57,7 +56,10 @@ export interface RenderContext {
   readonly app: FastifyInstance
 }
 
-/** A 200's body and, when it is not JSON, its Content-Type. */
+/**
+ * A 200's body and, when it is not JSON, its Content-Type. A body longer than Node writes from its
+ * stack is bytes (inventory/items-json.ts), which the heap does not hold while a client leaves it unread.
+ */
 export interface Rendered {
   readonly body: Buffer | string
   readonly contentType?: string
@@ -184,7 +186,7 @@ function send (request: FastifyRequest, reply: FastifyReply, generation: Generat
   reply.header('etag', etag)
   if (ifNoneMatches(request.raw, etag)) return reply.code(304).send()
   request.generation = generation
-  return reply.send(written(body))
+  return reply.send(body)
 }
 
 /** The endpoint's checks of a request, before its method's: `format` (404), then the token (403). */

@@ -74,7 +74,8 @@ t.test('serving loads Fastify, and no @fastify/swagger (its chunk is imported wh
   const outputs: Record<string, Output> = JSON.parse(await readFile(META, 'utf8')).outputs
   const chunkOf = (entryPoint: string) => Object.keys(outputs).find((file) => outputs[file]!.entryPoint === entryPoint)!
   const commands = chunkOf('lib/process/cli.ts')
-  t.same(outputs[chunkOf('lib/process/main.ts')]!.imports, [{ path: commands, kind: 'dynamic-import' }], 'the entry point imports the commands\' chunk alone')
+  t.same(outputs[chunkOf('lib/process/main.ts')]!.imports, [{ path: 'node:module', kind: 'import-statement', external: true }, { path: commands, kind: 'dynamic-import' }],
+    'the entry point imports node:module (the compile cache) and the commands\' chunk alone')
   // What the commands' chunk loads before it runs: itself and its static imports, transitively.
   const loaded = new Set([commands])
   for (const file of loaded) {
@@ -101,6 +102,33 @@ t.test('npm start and the image start the service with the Node flags and enviro
   t.equal(scripts.start, `${environment.join(' ')} exec node ${IMAGE_NODE_FLAGS.join(' ')} dist/service/main.js`)
   const hashbang = (await readFile(join(image, 'dist/service/main.js'), 'utf8')).split('\n')[0]
   t.equal(hashbang, `#!/usr/bin/env -S ${environment.join(' ')} node ${IMAGE_NODE_FLAGS.join(' ')}`, 'and the npm package\'s command, through its #! line')
+})
+
+t.test('the bundle keeps V8\'s compiled code once it listens, and the next start reads it', async (t) => {
+  const cache = await mkdtemp(join(tmpdir(), 'inventory-compile-cache-'))
+  t.teardown(() => rm(cache, { recursive: true, force: true }))
+  const script = join(image, 'dist/service/main.js')
+  const env = { NODE_DISABLE_COMPILE_CACHE: undefined, NODE_COMPILE_CACHE: cache, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' }
+  const first = await start(t, env, { script })
+  await logged(first, '"msg":"serving"')
+  // Written on listening, not at exit: a process that is killed leaves it too.
+  await until('the compile cache written', async () => (await readdir(cache, { recursive: true })).length > 1)
+  first.child.kill('SIGKILL')
+  await first.exited
+  const second = await start(t, env, { script })
+  await logged(second, '"msg":"serving"')
+  const accepted = second.output().match(/V8 code cache for ESM \S+ was accepted/g) ?? []
+  const chunks = (await readdir(join(image, 'dist/service'))).filter((file) => file.endsWith('.js') && !file.startsWith('healthcheck'))
+  t.ok(accepted.length >= 2, `the entry point and its chunks read from it: ${accepted.length} of ${chunks.length} files`)
+  t.match(second.output(), /\[compile cache\] V8 code cache for ESM file:\/\/\S+\/main\.js was accepted/)
+  t.notMatch(second.output(), /was rejected|V8 code cache for ESM \S+ was not accepted/, 'none refused (V8\'s flags are changed only after it is written)')
+})
+
+t.test('the image makes its compile cache as the user and with the flags the service runs with', async (t) => {
+  const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8')
+  const runStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '))
+  t.match(runStage, /^ENV .*NODE_COMPILE_CACHE=\/app\/compile-cache/m)
+  t.match(runStage, `\nUSER node\nRUN node ${IMAGE_NODE_FLAGS.join(' ')} dist/service/main.js --version\n`)
 })
 
 t.test('one version, package.json\'s: the command\'s, the serving line\'s, the metrics\', the image\'s labels and the changelog\'s newest', async (t) => {

@@ -197,7 +197,7 @@ async function main (): Promise<void> {
   ]
   for (const path of Object.values(CASES)) await loadTogether(all, { path, seconds: 1, connections: CONNECTIONS, core: '0' })
 
-  const header = ['case', 'service rps', 'ref rps', 'ratio', 'rounds', 'floor rps', 'ratio', 'rounds', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'errors (ref)', 'MiB at most (ref)',
+  const header = ['case', 'service rps', 'ref rps', 'ratio', 'rounds', 'floor rps', 'ratio', 'rounds', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'floor µs', 'errors (ref)', 'MiB at most (ref)',
     ...(previous === undefined ? [] : [`${options.against} rps`, 'service/it', 'rounds'])]
   const rows: string[][] = [header]
   const cases: Array<[string, Case]> = Object.entries(CASES).map(([name, path]) => [name, { path }])
@@ -235,7 +235,7 @@ async function main (): Promise<void> {
       m(ours, 'rps').toFixed(0), m(theirs, 'rps').toFixed(0), ...ratios(ours, theirs), m(fastify, 'rps').toFixed(0), ...ratios(ours, fastify),
       m(ours, 'p50').toFixed(2), m(ours, 'p99').toFixed(2), m(theirs, 'p99').toFixed(2),
       m(ours, 'cpuPerRequest').toFixed(1), m(theirs, 'cpuPerRequest').toFixed(1),
-      (m(ours, 'cpuPerRequest') / m(theirs, 'cpuPerRequest')).toFixed(2) + 'x',
+      (m(ours, 'cpuPerRequest') / m(theirs, 'cpuPerRequest')).toFixed(2) + 'x', m(fastify, 'cpuPerRequest').toFixed(1),
       `${ours.reduce((sum, f) => sum + f.errors, 0)} (${theirs.reduce((sum, f) => sum + f.errors, 0)})`,
       `${peakRssMiB(service.pid!).toFixed(0)} (${peakRssMiB(reference.pid!).toFixed(0)})`,
       ...(previous === undefined ? [] : [m(before, 'rps').toFixed(0), ...ratios(ours, before)]),

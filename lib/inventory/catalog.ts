@@ -41,6 +41,8 @@ export class Catalog {
   readonly #byAppLabel: ReadonlyMap<string, readonly CatalogItem[]>
   /** The most recently made renderings of the items, by url prefix and item tail. */
   readonly #itemsJson = new Map<string, ItemsJson>()
+  /** The rendering asked for last, and by what: a load's requests mostly ask for one. */
+  #last: { urlPrefix: string, itemTail: string, json: ItemsJson } | undefined
 
   readonly profile: Profile
 
@@ -85,6 +87,8 @@ export class Catalog {
 
   /** Every item's JSON with its url made of this prefix, its id and this tail (made when first asked for). */
   itemsJson (urlPrefix: string, itemTail: string): ItemsJson {
+    const last = this.#last
+    if (last !== undefined && last.urlPrefix === urlPrefix && last.itemTail === itemTail) return last.json
     const key = urlPrefix + ' ' + itemTail
     let json = this.#itemsJson.get(key)
     if (json === undefined) {
@@ -92,6 +96,7 @@ export class Catalog {
       json = new ItemsJson(this.items, urlPrefix, itemTail)
       this.#itemsJson.set(key, json)
     }
+    this.#last = { urlPrefix, itemTail, json }
     return json
   }
 

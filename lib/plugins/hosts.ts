@@ -61,8 +61,9 @@ function baseUrlOf (config: Pick<Config, 'publicUrl' | 'allowedHosts'>): BaseUrl
 }
 
 /**
- * The same, remembering its last answer: a load's requests mostly carry one Host, and its base URL
- * is then one string, whose hash V8 keeps (the catalog finds its renderings by it).
+ * The same, remembering its last answer: a load's requests mostly carry one Host, whose pattern is
+ * then tested once, and whose base URL is one string (routes/object-types.ts makes its items' url
+ * prefix once for it).
  */
 function lastRemembered (baseUrl: BaseUrlOf): BaseUrlOf {
   let lastHost: string | undefined

@@ -130,8 +130,8 @@ const CACHE_CONTROL = 'no-cache'
  * tag and other bytes another. Every 200 is marked with its generation for the replay plugin.
  */
 export function endpointRoutes (app: FastifyInstance, endpoint: Endpoint, options: EndpointOptions): void {
-  // What a body depends on besides the profile and the request: part of every tag. (The key names
-  // only when they are not the default, so that the default's tags are what they always were.)
+  // What a body depends on besides the profile and the request: part of every tag (the key names
+  // only when they are not the default).
   const settings = `${options.sizes.paginateCount} ${options.sizes.maxPageSize}${options.statusKeys === 'neutral' ? '' : ` ${options.statusKeys}`}`
   const seeds = new WeakMap<Catalog, TagSeed>()
   const seedOf = (catalog: Catalog) => {

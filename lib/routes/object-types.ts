@@ -34,7 +34,7 @@ function itemsJson ({ catalog, base, params, format }: RenderContext): ItemsJson
 
 let lastBase: string | undefined
 let lastPrefix = ''
-/** Items' url prefix for a base URL: the last one's again, one string whose hash V8 keeps (the catalog finds renderings by it). */
+/** Items' url prefix for a base URL: the same string while the base URL is, by which the catalog knows its last rendering at once. */
 function urlPrefixOf (base: string): string {
   if (base !== lastBase) {
     lastBase = base

@@ -12,6 +12,9 @@ t.test('a catalog keeps the renderings of its items for the last 8 url prefixes 
   const ninth = catalog.itemsJson('http://h7/', '/')
   t.not(catalog.itemsJson('http://h0/', '/'), first, 'the oldest made way for the ninth')
   t.equal(catalog.itemsJson('http://h7/', '/'), ninth)
+  // Asked for last, and made of equal text: the same rendering, not another.
+  t.equal(catalog.itemsJson(['http://h7', '/'].join(''), '/'), ninth, 'the last again, by equal prefix and tail')
+  t.not(catalog.itemsJson('http://h7/', '/?format=api'), ninth, 'the last prefix with another tail: another')
 })
 
 t.test('an item is a slice of the catalog\'s rendering of its items; a page, its head, the runs of them and its tail', async (t) => {

@@ -5,6 +5,13 @@ import { drainWhenPrimarySays, noWorkerAccepts } from './cluster.ts'
 import { ctrlCNotice, LAST_ANSWER_GRACE_MS, shutdownBudgetMs, stopAtOnceOnSecondCtrlC, type Timing } from './stopping.ts'
 
 /**
+ * A fault's signals end the process as Node ends it. Caught, a handler returns to the instruction
+ * that faulted, which faults again: V8's fatal errors end in a trap instruction, and a process
+ * whose heap ran out spun on it at full CPU, deaf to SIGTERM, instead of exiting.
+ */
+export const FAULT_SIGNALS = ['SIGSEGV', 'SIGBUS', 'SIGILL', 'SIGFPE', 'SIGTRAP', 'SIGABRT'] as const
+
+/**
  * On SIGTERM or SIGINT, leave without dropping a request (exit 0); what is still open when the
  * shutdown timeout is up is cut (exit 1). SIGTERM again changes nothing: a supervisor that will
  * not wait sends SIGKILL. A second Ctrl-C (SIGINT) stops at once. A cluster worker leaves the
@@ -20,7 +27,7 @@ export function closeOnSignal (service: Service, timing: Timing): void {
     onTimeout: () => logger.error({ exitCode: 1, shutdownTimeoutMs: timing.shutdownTimeoutMs },
       `stopped: requests were still running when SHUTDOWN_TIMEOUT_MS (${timing.shutdownTimeoutMs} ms) was up, after the drain delay and the last answers; they were cut (exit code 1)`),
     // The signals are read below; SIGHUP means "re-read your files" here, not "stop".
-    skip: ['SIGHUP', 'SIGINT', 'SIGTERM'],
+    skip: ['SIGHUP', 'SIGINT', 'SIGTERM', ...FAULT_SIGNALS],
   }, async ({ err }) => {
     drainingSince = Date.now()
     /* c8 ignore next: only an uncaught exception, which no test can cause, gets here with an error */

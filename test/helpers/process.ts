@@ -31,17 +31,20 @@ export interface RunOptions {
   script?: string
   /** The limit of open files (`ulimit -n`) it starts with. */
   maxFiles?: number
+  /** No core file, whatever `ulimit -c` allows: for a process a fault's signal ends. */
+  noCore?: true
   /** A cgroup's folder (helpers/cgroup.ts) it runs in from its start. */
   cgroup?: string
 }
 
 /** The real entry point as a child process: by default the source, with coverage. */
-function spawnMain (args: string[], env: NodeJS.ProcessEnv, { group = false, script, maxFiles, cgroup }: RunOptions) {
+function spawnMain (args: string[], env: NodeJS.ProcessEnv, { group = false, script, maxFiles, noCore, cgroup }: RunOptions) {
   const { NODE_V8_COVERAGE, ...environment } = childEnv()
   const coverage = script === undefined && NODE_V8_COVERAGE !== undefined ? { NODE_V8_COVERAGE } : {}
   const node = [process.execPath, ...(script === undefined ? [...TYPESCRIPT, MAIN] : [script]), ...args]
   // prlimit runs the command in its own process, and the shell execs it in its own: the pid is the service's.
-  const limited = maxFiles === undefined ? node : ['prlimit', `--nofile=${maxFiles}`, '--', ...node]
+  const limits = [...maxFiles === undefined ? [] : [`--nofile=${maxFiles}`], ...noCore === undefined ? [] : ['--core=0']]
+  const limited = limits.length === 0 ? node : ['prlimit', ...limits, '--', ...node]
   const [command, ...rest] = cgroup === undefined ? limited : ['sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup, ...limited]
   return spawn(command!, rest, {
     // Its own process group, as a terminal's foreground job is: Ctrl-C signals the whole group.

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { reconnectingClients } from '../helpers/reconnecting.ts'
+import { FAULT_SIGNALS } from '../../lib/process/shutdown.ts'
 import { STOPPED_AT_ONCE } from '../../lib/process/stopping.ts'
 import { logged, start } from '../helpers/process.ts'
 
@@ -70,4 +71,14 @@ t.test('Ctrl-C: the first drains, a copy of it within half a second changes noth
   t.equal(output.split('"signal":"SIGINT","drainDelayMs":10000,"msg":"draining: stopping in 11 s (the drain delay, then the last answers; ' +
     'up to 21 s while requests are still running); press Ctrl-C again to stop at once"').length - 1, 1, 'the first says how long, and how to stop at once')
   t.match(output, '"msg":"second Ctrl-C: stopping at once"')
+})
+
+t.test('a fault\'s signal ends the process as Node ends it, at once: no drain, no handler that returns to the fault', async (t) => {
+  await Promise.all(FAULT_SIGNALS.map(async (signal) => {
+    const server = await start(t, {}, { noCore: true })
+    server.child.kill(signal)
+    await server.exited
+    t.equal(server.child.signalCode, signal, `${signal}: ended by it`)
+    t.notMatch(server.output(), '"msg":"draining"', `${signal}: no drain`)
+  }))
 })

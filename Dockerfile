@@ -27,7 +27,7 @@ COPY data data
 # starts from it, also on a read-only root file system.
 RUN mkdir compile-cache && chown node compile-cache
 USER node
-RUN node --max-semi-space-size=4 --min-semi-space-size=4 --no-memory-reducer dist/service/main.js --version
+RUN node --max-semi-space-size=4 --min-semi-space-size=1 --no-memory-reducer dist/service/main.js --version
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["node", "dist/service/healthcheck.js"]
 # `serve` by default; `docker run --rm IMAGE capture <base-url> > profile.json`, `… validate <file>`.
@@ -35,5 +35,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["node
 # generation (from the start: no scavenge in a start) and glibc's arenas, which keeps RSS under 1000
 # connections near 120 MiB instead of 170, and keep V8's memory reducer from slowing every request
 # after an idle spell (docs/performance.md).
-ENTRYPOINT ["node", "--max-semi-space-size=4", "--min-semi-space-size=4", "--no-memory-reducer", "dist/service/main.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=4", "--min-semi-space-size=1", "--no-memory-reducer", "dist/service/main.js"]
 CMD ["serve"]

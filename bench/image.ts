@@ -13,10 +13,10 @@
 export const IMAGE_ENV = { MALLOC_ARENA_MAX: '2' } as const
 
 /**
- * V8's young generation at 4 MiB a semi-space from the start: bounded, since Node 26 grows it to
- * 64 MiB under load whatever the heap limit, and at that size at once, so that start-up runs no
- * scavenge. No memory reducer: after its first memory-reducing collection (an idle spell), every
- * process.nextTick stays several times dearer, and Node's HTTP server makes four a request
- * (docs/performance.md).
+ * V8's young generation at most 4 MiB a semi-space: bounded, since Node 26 grows it to 64 MiB
+ * under load whatever the heap limit. It starts at 1 MiB and grows to 4 under load: an idle
+ * process holds less, a loaded one collects as often. No memory reducer: after its first
+ * memory-reducing collection (an idle spell), every process.nextTick stays several times dearer,
+ * and Node's HTTP server makes four a request (docs/performance.md).
  */
-export const IMAGE_NODE_FLAGS = ['--max-semi-space-size=4', '--min-semi-space-size=4', '--no-memory-reducer']
+export const IMAGE_NODE_FLAGS = ['--max-semi-space-size=4', '--min-semi-space-size=1', '--no-memory-reducer']

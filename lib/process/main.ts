@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=4 --min-semi-space-size=4 --no-memory-reducer
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=4 --min-semi-space-size=1 --no-memory-reducer
 import './supported-node.mjs'
 import module from 'node:module'
 

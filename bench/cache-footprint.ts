@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util'
 import { pino } from 'pino'
 import { loadConfig } from '../lib/config.ts'
 import { Catalog } from '../lib/inventory/catalog.ts'
+import { PageBuffer } from '../lib/inventory/page-buffer.ts'
 import { DEFAULT_PROFILE_FILE, loadProfile } from '../lib/inventory/profile.ts'
 import { Served } from '../lib/inventory/served.ts'
 import { parseQuery } from '../lib/reference/query.ts'
@@ -36,11 +37,12 @@ function memory (): number {
 }
 
 const { catalog } = served.current
+const pageBuffer = new PageBuffer()
 const before = memory()
 for (let n = 0; replays.stats.evictions === 0; n++) {
   const url = `/api/extras/object-types/?limit=${options.limit}&offset=${n % 100}&n=${n}`
   const request = { url, rawHeaders: ['Host', 'bench.test'] } as unknown as IncomingMessage
-  const { body } = list.render({ base, path: '/api/extras/object-types/', query: parseQuery(url.split('?')[1]!), params: {}, format: undefined, catalog, sizes: config, statusKeys: 'neutral', app }) as { body: string }
+  const { body } = list.render({ base, path: '/api/extras/object-types/', query: parseQuery(url.split('?')[1]!), params: {}, format: undefined, catalog, sizes: config, statusKeys: 'neutral', pageBuffer, app }) as { body: string }
   // Twice: the doorkeeper keeps a page the second time it is asked for. (Each with its own tag, as Fastify's.)
   for (let twice = 0; twice < 2; twice++) replays.keep(request, served.current, list.path, () => ({ ...headers, etag: `"${n}-${'x'.repeat(25)}"` }), body)
 }

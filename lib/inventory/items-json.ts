@@ -1,3 +1,5 @@
+import type { PageBuffer } from './page-buffer.ts'
+
 /** What an item's JSON is made of besides its url: the url sits between head and tail. */
 export interface RenderedItem {
   /** Its place in the list's default order. */
@@ -15,7 +17,7 @@ export interface RenderedItem {
  * text's UTF-8 bytes. An item is a slice of the text, and a page its head, the runs of items that
  * lie side by side (most orders and filters leave a page's items in one run) and its tail: text
  * joined without copying while Node writes it from its stack, else those runs' bytes copied into
- * one Buffer.
+ * memory of the PageBuffer's.
  */
 export class ItemsJson {
   readonly #text: string
@@ -42,8 +44,8 @@ export class ItemsJson {
     return this.#text.slice(this.#starts[item.index], this.#starts[item.index + 1]! - 1)
   }
 
-  /** `head`, then items[start] to items[end - 1] (in that order) joined by commas, then `tail`. */
-  page (head: string, items: readonly RenderedItem[], start: number, end: number, tail: string): Buffer | string {
+  /** `head`, then items[start] to items[end - 1] (in that order) joined by commas, then `tail`; bytes in `buffer`'s memory. */
+  page (head: string, items: readonly RenderedItem[], start: number, end: number, tail: string, buffer: PageBuffer): Buffer | string {
     const runs = runsOf(items, start, end)
     // Each item's length in `starts` counts the comma after it: the last one has none.
     const joined = runs.length === 0 ? 0 : -1
@@ -65,7 +67,7 @@ export class ItemsJson {
     const byteStarts = this.#byteStarts
     let bytes = Buffer.byteLength(head) + Buffer.byteLength(tail) + joined
     for (let i = 0; i < runs.length; i += 2) bytes += byteStarts[runs[i + 1]! + 1]! - byteStarts[runs[i]!]!
-    const page = Buffer.allocUnsafe(bytes)
+    const page = buffer.take(bytes)
     let at = page.write(head)
     for (let i = 0; i < runs.length; i += 2) {
       if (i > 0) page[at++] = COMMA

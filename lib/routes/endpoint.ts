@@ -6,6 +6,7 @@ import { TagSeed } from '../http/entity-tag.ts'
 import { ifNoneMatches } from '../http/headers.ts'
 import { pathEnd } from '../http/target.ts'
 import type { Catalog, StatusKeys } from '../inventory/catalog.ts'
+import { PageBuffer } from '../inventory/page-buffer.ts'
 import type { Generation, Served } from '../inventory/served.ts'
 import { toJson } from '../reference/json.ts'
 import type { PageSizes } from '../reference/pagination.ts'
@@ -52,6 +53,8 @@ export interface RenderContext {
   readonly catalog: Catalog
   readonly sizes: PageSizes
   readonly statusKeys: StatusKeys
+  /** Where a long page is written: the endpoint hands it back once the answer is sent. */
+  readonly pageBuffer: PageBuffer
   /** The app the endpoint is registered on: its httpErrors and its OpenAPI document. */
   readonly app: FastifyInstance
 }
@@ -140,6 +143,7 @@ export function endpointRoutes (app: FastifyInstance, endpoint: Endpoint, option
     return seed
   }
   const onRequest = checks(app, endpoint, options.tokens)
+  const pageBuffer = new PageBuffer()
   const config = { allow: ENDPOINT_METHODS }
   const optionsBody = Buffer.from(toJson({
     name: endpoint.name,
@@ -161,10 +165,10 @@ export function endpointRoutes (app: FastifyInstance, endpoint: Endpoint, option
         const generation = options.served.current
         const { catalog } = generation
         const { baseUrl: base, query, params } = request
-        const rendered = endpoint.render({ base, path: request.url.slice(0, pathEnd(request.url)), query, params, format: lastValue(query, 'format'), catalog, sizes: options.sizes, statusKeys: options.statusKeys, app })
+        const rendered = endpoint.render({ base, path: request.url.slice(0, pathEnd(request.url)), query, params, format: lastValue(query, 'format'), catalog, sizes: options.sizes, statusKeys: options.statusKeys, pageBuffer, app })
         const etag = seedOf(catalog).tag(base, request.url)
-        if (!(rendered instanceof Promise)) return send(request, reply, generation, etag, rendered)
-        return rendered.then((later) => send(request, reply, generation, etag, later))
+        if (!(rendered instanceof Promise)) return send(request, reply, generation, etag, rendered, pageBuffer)
+        return rendered.then((later) => send(request, reply, generation, etag, later, pageBuffer))
       },
     })
     app.route({ method: 'OPTIONS', url, schema: OPTIONS_SCHEMA, config, onRequest, handler: (_request, reply) => reply.send(optionsBody) })
@@ -179,14 +183,19 @@ export function endpointRoutes (app: FastifyInstance, endpoint: Endpoint, option
   }
 }
 
-/** Sends a rendered 200, or its 304 when If-None-Match names its tag. */
-function send (request: FastifyRequest, reply: FastifyReply, generation: Generation, etag: string, { body, contentType }: Rendered): FastifyReply {
+/** Sends a rendered 200, or its 304 when If-None-Match names its tag; then hands the page's memory back. */
+function send (request: FastifyRequest, reply: FastifyReply, generation: Generation, etag: string, { body, contentType }: Rendered, pageBuffer: PageBuffer): FastifyReply {
   if (contentType !== undefined) reply.header('content-type', contentType)
   reply.cacheControl(CACHE_CONTROL)
   reply.header('etag', etag)
-  if (ifNoneMatches(request.raw, etag)) return reply.code(304).send()
-  request.generation = generation
-  return reply.send(body)
+  if (ifNoneMatches(request.raw, etag)) {
+    reply.code(304).send()
+  } else {
+    request.generation = generation
+    reply.send(body)
+  }
+  pageBuffer.handBack(body, reply.raw)
+  return reply
 }
 
 /** The endpoint's checks of a request, before its method's: `format` (404), then the token (403). */

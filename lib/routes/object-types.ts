@@ -68,13 +68,13 @@ export const OBJECT_TYPE_LIST: Endpoint = {
     response: responses(Type.Ref(ObjectTypePage), { 400: FILTER_REFUSED }),
   }),
   render (context) {
-    const { base, path, query, catalog, sizes } = context
+    const { base, path, query, catalog, sizes, pageBuffer } = context
     const items = ordered(catalog.select(filterOf(query)), orderingOf(query))
     const window = pageWindow(query, sizes)
     const [start, end] = pageRange(window, items.length)
     const [next, previous] = pageLinks(base + path, query, window, items.length)
     const head = `{"count":${items.length},"next":${toJson(next)},"previous":${toJson(previous)},"results":[`
-    return { body: itemsJson(context).page(head, items, start, end, PAGE_END) }
+    return { body: itemsJson(context).page(head, items, start, end, PAGE_END, pageBuffer) }
   },
 }
 

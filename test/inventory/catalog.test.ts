@@ -1,5 +1,6 @@
 import t from 'tap'
 import { Catalog } from '../../lib/inventory/catalog.ts'
+import { PageBuffer } from '../../lib/inventory/page-buffer.ts'
 import { DEFAULT_PROFILE } from '../helpers/build.ts'
 
 t.test('a catalog keeps the renderings of its items for the last 8 url prefixes and tails', async (t) => {
@@ -22,14 +23,15 @@ t.test('an item is a slice of the catalog\'s rendering of its items; a page, its
   const json = catalog.itemsJson('http://h/api/extras/object-types/', '/')
   const { items } = catalog
   const [head, tail] = ['{"results":[', ']}']
+  const buffer = new PageBuffer()
   const ids = (page: Buffer | string) => (JSON.parse(String(page)) as { results: Array<{ id: number }> }).results.map((item) => item.id)
   t.equal(json.item(items[7]!), `{"id":${items[7]!.id},"url":"http://h/api/extras/object-types/${items[7]!.id}/${items[7]!.tail}`)
-  t.same(ids(json.page(head, items, 50, 100, tail)), items.slice(50, 100).map((item) => item.id), 'items side by side')
-  t.same(ids(json.page(head, [items[0]!, items[5]!], 0, 2, tail)), [items[0]!.id, items[5]!.id], 'two runs, each carrying its comma')
-  t.same(ids(json.page(head, [items.at(-1)!, items[0]!, items[1]!], 0, 3, tail)), [items.at(-1)!.id, items[0]!.id, items[1]!.id], 'the last item has no comma after it: one of its own')
+  t.same(ids(json.page(head, items, 50, 100, tail, buffer)), items.slice(50, 100).map((item) => item.id), 'items side by side')
+  t.same(ids(json.page(head, [items[0]!, items[5]!], 0, 2, tail, buffer)), [items[0]!.id, items[5]!.id], 'two runs, each carrying its comma')
+  t.same(ids(json.page(head, [items.at(-1)!, items[0]!, items[1]!], 0, 3, tail, buffer)), [items.at(-1)!.id, items[0]!.id, items[1]!.id], 'the last item has no comma after it: one of its own')
   const reversed = items.slice(0, -1).reverse()
-  t.same(ids(json.page(head, reversed, 0, 50, tail)), reversed.slice(0, 50).map((item) => item.id), 'fifty runs of one')
-  t.same(ids(json.page(head, items, 3, 3, tail)), [], 'no items: head and tail')
+  t.same(ids(json.page(head, reversed, 0, 50, tail, buffer)), reversed.slice(0, 50).map((item) => item.id), 'fifty runs of one')
+  t.same(ids(json.page(head, items, 3, 3, tail, buffer)), [], 'no items: head and tail')
 })
 
 t.test('a page longer than Node writes from its stack is the same text as bytes, copied from the rendering\'s UTF-8', async (t) => {
@@ -39,6 +41,7 @@ t.test('a page longer than Node writes from its stack is the same text as bytes,
   const json = catalog.itemsJson('http://h/api/extras/object-types/', '/')
   const { items } = catalog
   const text = (list: typeof items) => list.map((item) => json.item(item)).join(',')
+  const buffer = new PageBuffer()
   const cases: Array<[string, typeof items, string]> = [
     ['one run', items.slice(10, 110), '{"results":['],
     ['runs of one, the catalog\'s last item first', [items.at(-1)!, ...items.slice(0, -1).reverse()].slice(0, 60), '{"results":['],
@@ -46,10 +49,10 @@ t.test('a page longer than Node writes from its stack is the same text as bytes,
     ['a head that is not ASCII', items.slice(0, 60), '{"next":"http://ü.example/","results":['],
   ]
   for (const [name, list, head] of cases) {
-    const page = json.page(head, list, 0, list.length, ']}')
+    const page = json.page(head, list, 0, list.length, ']}', buffer)
     t.ok(Buffer.isBuffer(page), `${name}: bytes`)
     t.same(page, Buffer.from(head + text(list) + ']}'), `${name}: the same bytes as the text`)
   }
-  const short = json.page('{"results":[', items, 0, 5, ']}')
+  const short = json.page('{"results":[', items, 0, 5, ']}', buffer)
   t.equal(short, '{"results":[' + text(items.slice(0, 5)) + ']}', 'a short page stays text')
 })

@@ -3,20 +3,14 @@
  * and U+2029 escaped so the output is also a valid JavaScript literal.
  */
 export function toJson (value: unknown): string {
-  if (typeof value === 'string' && printableAscii(value)) return '"' + value + '"'
+  if (typeof value === 'string' && AS_IT_IS.test(value)) return '"' + value + '"'
   const json = JSON.stringify(value)
   // A test first: on text without either, replace() cost twice as much.
   return LINE_SEPARATOR.test(json) ? json.replace(LINE_SEPARATORS, (char) => '\\u' + char.charCodeAt(0).toString(16)) : json
 }
 
 /** Text JSON writes as it is: printable ASCII but `"` and `\` (a page's links, most names). */
-function printableAscii (text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const char = text.charCodeAt(i)
-    if (char < 0x20 || char > 0x7e || char === 0x22 || char === 0x5c) return false
-  }
-  return true
-}
+const AS_IT_IS = /^[ !#-[\]-~]*$/
 
 const LINE_SEPARATOR = /[\u2028\u2029]/
 const LINE_SEPARATORS = /[\u2028\u2029]/g

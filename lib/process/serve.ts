@@ -1,11 +1,12 @@
 import nodeModule from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { pino } from 'pino'
-import { cluster, v8 } from '../builtins.ts'
+import { cluster } from '../builtins.ts'
 import { ConfigError, listenProblem, loadConfig, type Config } from '../config.ts'
 import { reservePort } from '../front/listen.ts'
 import { createService, load, type Loaded } from '../service.ts'
 import { reportListening, superviseWorkers } from './cluster.ts'
+import { collectForServing } from './collector.ts'
 import { warnWhenFull, warnWhenOutOfDescriptors } from './descriptors.ts'
 import { reloadOnChange } from './reload.ts'
 import { closeOnSignal } from './shutdown.ts'
@@ -76,19 +77,6 @@ export async function serve (): Promise<void> {
   collectForServing()
   warnWhenOutOfDescriptors(logger)
   warnWhenFull(service.server, config.maxConnections, logger)
-}
-
-/**
- * Sets V8's collector for serving, once listening (docs/performance.md); on the command line, the
- * flags would cost start-up (Node's own code cache is then rejected).
- * - No allocation-site pretenuring: a burst of connections held open (a load test's clients) had V8
- *   allocate every later request's objects in the old generation, for good.
- * - No incremental marking: under many connections a full collection marked while requests went on,
- *   and what they allocated meanwhile survived it, which grew the old generation far past its live size.
- */
-function collectForServing (): void {
-  v8.setFlagsFromString('--no-allocation-site-pretenuring')
-  v8.setFlagsFromString('--no-incremental-marking')
 }
 
 /**

@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace'
 import type { Service } from '../service.ts'
 import { cluster, timers } from '../builtins.ts'
 import { drainWhenPrimarySays, noWorkerAccepts } from './cluster.ts'
+import { collectForStopping } from './collector.ts'
 import { ctrlCNotice, LAST_ANSWER_GRACE_MS, shutdownBudgetMs, stopAtOnceOnSecondCtrlC, type Timing } from './stopping.ts'
 
 /**
@@ -54,6 +55,8 @@ export function closeOnSignal (service: Service, timing: Timing): void {
  */
 async function drainAndClose (service: Service, { drainDelayMs }: Timing): Promise<void> {
   // 1. /readyz answers 503 and the API goes on serving: load balancers take the process out.
+  // V8 marks incrementally again: otherwise the exit at the end may wait for ever on a compiler thread (collector.ts).
+  collectForStopping()
   const { lifecycle } = service
   lifecycle.ready = false
   await timers.setTimeout(drainDelayMs)

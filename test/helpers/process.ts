@@ -75,8 +75,17 @@ export async function start (t: Test, env: NodeJS.ProcessEnv = {}, options: RunO
   const service = run(env, options)
   // SIGTERM, not SIGKILL: the child writes its coverage on a clean exit. Not awaited: its drain
   // takes a second, which the next test need not wait for (its pipes keep this process alive, so
-  // the test file still ends after it).
-  t.teardown(() => { service.child.kill('SIGTERM') })
+  // the test file still ends after it). One that has not exited by the deadline fails the file, named.
+  t.teardown(() => {
+    service.child.kill('SIGTERM')
+    const hung = setTimeout(() => {
+      service.child.kill('SIGKILL')
+      process.exitCode = 1
+      console.error(`${t.fullname}: the service (pid ${service.child.pid}) had not exited ${DEADLINE_MS} ms after SIGTERM; killed. Its last output:\n${service.output().slice(-2000)}`)
+    }, DEADLINE_MS)
+    const exited = () => clearTimeout(hung)
+    service.exited.then(exited, exited)
+  })
   let port: number | undefined
   await until('the service to listen', () => {
     if (service.child.exitCode !== null) throw new Error(`the service exited: ${service.output()}`)

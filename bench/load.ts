@@ -61,6 +61,10 @@ export function cpuMicros (pid: number): number {
 export function rssMiB (pid: number): number {
   return statusMiB(pid, 'VmRSS')
 }
+/** The part of RSS that is the process's own memory, not files mapped (Node's binary, most of them). */
+export function anonMiB (pid: number): number {
+  return statusMiB(pid, 'RssAnon')
+}
 /** The most RSS the process has had since it started or since resetPeakRss (the kernel's high-water mark). */
 export function peakRssMiB (pid: number): number {
   return statusMiB(pid, 'VmHWM')
@@ -228,7 +232,7 @@ const FIRST_ANSWERS = ['/api/status/', '/api/extras/object-types/', '/api/extras
 
 /** Start-up and RSS idle after the first answers of each build (Node arguments); starts alternating between the builds. */
 export async function startsAndIdle (node: string, port: number, builds: Record<string, string[]>, starts: number) {
-  const figures = Object.fromEntries(Object.keys(builds).map((name) => [name, { startup: [] as number[], idle: [] as number[] }]))
+  const figures = Object.fromEntries(Object.keys(builds).map((name) => [name, { startup: [] as number[], idle: [] as number[], idleAnon: [] as number[] }]))
   for (let i = 0; i < starts; i++) {
     for (const [name, args] of Object.entries(builds)) {
       const server = await startServer(node, port, args)
@@ -236,6 +240,7 @@ export async function startsAndIdle (node: string, port: number, builds: Record<
       await sleep(500)
       figures[name]!.startup.push(server.startupMs)
       figures[name]!.idle.push(rssMiB(server.child.pid!))
+      figures[name]!.idleAnon.push(anonMiB(server.child.pid!))
       await stopServer(server)
     }
   }

@@ -180,6 +180,8 @@ async function main (): Promise<void> {
   console.log("Fastify floor: a minimal Fastify app (no logger, the service's compilers), one route per path writing the service's bytes")
   console.log(`start-up to first 200: ${beside(median(starts.service!.startup), median(starts.bare!.startup), 'ms', 0)}`)
   console.log(`RSS idle after the first answers: ${beside(median(starts.service!.idle), median(starts.bare!.idle), 'MiB')}`)
+  // How much of Node's binary a process has mapped in depends on the machine's kernel: the rest is the process's own.
+  console.log(`  of it anonymous memory, not files mapped: ${beside(median(starts.service!.idleAnon), median(starts.bare!.idleAnon), 'MiB')}`)
   if (starts.previous !== undefined) {
     // The service and the revision start in the same turn: the median of the differences within a
     // turn is what drift on a shared machine moves least.

@@ -46,6 +46,8 @@ const { values: options } = parseArgs({
 })
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
+/** Each case's load before its rounds. */
+const WARM_UP_SECONDS = 1
 const CONNECTIONS = Number(options.connections)
 const SERVICE_PORT = 18080
 const REFERENCE_PORT = 18081
@@ -172,7 +174,7 @@ async function main (): Promise<void> {
   await idleConnectionsMiB(floor.pid!, FLOOR_PORT, MANY)
   // The revision's build goes through all the service does, so that the two differ by their code only.
   if (previous !== undefined) await idleConnectionsMiB(previous.pid!, PREVIOUS_PORT, MANY)
-  console.log(`load generator: ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s per case, the servers loaded at once` +
+  console.log(`load generator: ${WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s per case after ${WARM_UP_SECONDS} s unmeasured, the servers loaded at once` +
     ` ${TASKSET ? '(sharing core 1, their load generators core 0)' : '(not pinned: no taskset or one core)'}; node ${nodeVersion(options.node)}` +
     `, each with the image's ${IMAGE_NODE_FLAGS.join(' ')}` +
     (options.metrics ? '; service with METRICS=true' : ''))
@@ -197,7 +199,6 @@ async function main (): Promise<void> {
     { pid: floor.pid!, port: FLOOR_PORT },
     ...(previous === undefined ? [] : [{ pid: previous.pid!, port: PREVIOUS_PORT }]),
   ]
-  for (const path of Object.values(CASES)) await loadTogether(all, { path, seconds: 1, connections: CONNECTIONS, core: '0' })
 
   const header = ['case', 'service rps', 'ref rps', 'ratio', 'rounds', 'floor rps', 'ratio', 'rounds', 'p50 ms', 'p99 ms', 'ref p99', 'CPU µs/req', 'ref µs', 'ratio', 'floor µs', 'errors (ref)', 'MiB at most (ref)',
     ...(previous === undefined ? [] : [`${options.against} rps`, 'service/it', 'rounds'])]
@@ -223,6 +224,9 @@ async function main (): Promise<void> {
     const theirs: Figures[] = []
     const fastify: Figures[] = []
     const before: Figures[] = []
+    // Unmeasured, so that each server's path for this case is compiled before the rounds: a miss
+    // takes a path through the service that the cases before it did not, where the floor's is one.
+    await loadTogether(all, { ...spec, seconds: WARM_UP_SECONDS })
     for (const { pid } of all) resetPeakRss(pid)
     for (let round = 0; round < ROUNDS; round++) {
       const [service, bare, floor, revision] = await loadTogether(all, spec)

@@ -23,3 +23,12 @@ t.test('any input that differs gives another tag', async (t) => {
   const sweep = new Set(Array.from({ length: 10_000 }, (_, i) => seed.tag('http://inventory.test', `/api/extras/object-types/?offset=${i}`)))
   t.equal(sweep.size, 10_000)
 })
+
+t.test('a seed asked of base URLs in turn gives each the tag a fresh seed gives it', async (t) => {
+  const seed = new TagSeed('profile\n100 1000')
+  const bases = ['http://inventory.test', 'http://other.test:8080', 'http://inventory.test', 'https://inventory.test', 'http://inventory.test']
+  for (const [i, base] of bases.entries()) {
+    const url = `/api/extras/object-types/?offset=${i}`
+    t.equal(seed.tag(base, url), new TagSeed('profile\n100 1000').tag(base, url), `${base}${url}`)
+  }
+})

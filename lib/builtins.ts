@@ -7,10 +7,17 @@ const load = nodeModule.createRequire(import.meta.url)
  * The built-ins that serving loads, with require() rather than import: an import reads every
  * export, which runs the lazy getters behind them (node:http's load undici, node:fs's its
  * promises API, node:v8's promise hooks): a shorter start and less idle memory
- * (docs/performance.md). node:crypto stays an import: required, it started no sooner.
+ * (docs/performance.md).
  */
 
 export const cluster: typeof import('node:cluster').default = load('node:cluster')
+
+let loadedCrypto: typeof import('node:crypto') | undefined
+/** node:crypto, loaded when first asked for (a tokens file): Node takes longer to load it than any other built-in. */
+export function crypto (): typeof import('node:crypto') {
+  if (loadedCrypto === undefined) loadedCrypto = load('node:crypto') as typeof import('node:crypto')
+  return loadedCrypto
+}
 
 export const events: typeof import('node:events') = load('node:events')
 

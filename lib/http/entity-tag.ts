@@ -1,3 +1,5 @@
+import { HEX_DIGITS } from './hex.ts'
+
 /**
  * Strong entity tags of answers: a 64-bit hash (two 32-bit lanes, each finished by MurmurHash3's
  * mixer) of what a body is made from. The part one profile shares (its digest and the settings) is
@@ -14,11 +16,9 @@ export class TagSeed {
   #baseB = 0
 
   constructor (shared: string) {
-    lanes[0] = 0x811c9dc5
-    lanes[1] = 0x2f1b3c5d
-    step(shared)
-    this.#a = lanes[0]
-    this.#b = lanes[1]
+    hashed(shared)
+    this.#a = lanes[0]!
+    this.#b = lanes[1]!
   }
 
   /** The tag, quoted, of an answer made from the seed's inputs, this base URL and this request URL. */
@@ -39,8 +39,26 @@ export class TagSeed {
   }
 }
 
+/**
+ * A text's 64-bit hash as 16 hex digits, made the tags' way: a name for data a seed is made of
+ * (a profile's), equal for equal texts on any replica.
+ */
+export function digestOf (text: string): string {
+  hashed(text)
+  return hex8(mix(lanes[0]!)) + hex8(mix(lanes[1]!))
+}
+
+const hex8 = (lane: number) => lane.toString(16).padStart(8, '0')
+
 /** The two lanes between steps (one thread runs them). */
 const lanes = new Uint32Array(2)
+
+/** The lanes of `text` alone. */
+function hashed (text: string): void {
+  lanes[0] = 0x811c9dc5
+  lanes[1] = 0x2f1b3c5d
+  step(text)
+}
 
 /** Hashes `text` onto the lanes: FNV-1a, and a lane with MurmurHash2's multiplier. */
 function step (text: string): void {
@@ -63,7 +81,6 @@ function mix (h: number): number {
   return (h ^ (h >>> 16)) >>> 0
 }
 
-const HEX_DIGITS = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0))
 const QUOTE = 0x22
 
 /**

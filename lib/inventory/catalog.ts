@@ -1,5 +1,5 @@
-import { hash } from 'node:crypto'
 import type { Profile } from '../../schemas/profile.ts'
+import { digestOf } from '../http/entity-tag.ts'
 import type { Filter } from '../reference/filters.ts'
 import { compareCodePoints } from '../reference/query.ts'
 import { orderedObject, toJson } from '../reference/json.ts'
@@ -48,7 +48,7 @@ export class Catalog {
 
   constructor (profile: Profile) {
     this.profile = profile
-    this.digest = hash('sha1', JSON.stringify(profile), 'base64url')
+    this.digest = digestOf(JSON.stringify(profile))
     this.statusBodies = { neutral: Buffer.from(renderStatus(profile.status)), reference: Buffer.from(renderReferenceStatus(profile.status)) }
     this.items = profile.objectTypes
       .map((type) => ({ type, sortKey: type.display.toLowerCase() }))

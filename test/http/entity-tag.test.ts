@@ -1,5 +1,5 @@
 import t from 'tap'
-import { TagSeed } from '../../lib/http/entity-tag.ts'
+import { digestOf, TagSeed } from '../../lib/http/entity-tag.ts'
 
 t.test('a tag is 64 bits of hex, the same for the same inputs on any seed made of them', async (t) => {
   const tag = new TagSeed('profile\n100 1000').tag('http://inventory.test', '/api/status/')
@@ -31,4 +31,12 @@ t.test('a seed asked of base URLs in turn gives each the tag a fresh seed gives 
     const url = `/api/extras/object-types/?offset=${i}`
     t.equal(seed.tag(base, url), new TagSeed('profile\n100 1000').tag(base, url), `${base}${url}`)
   }
+})
+
+t.test('a digest is 16 hex digits, the same for the same text, and another for another text', async (t) => {
+  t.equal(digestOf('{"status":{}}'), digestOf('{"status":{}}'))
+  const texts = [...Array.from({ length: 10_000 }, (_, i) => `{"objectTypes":[${i}]}`), 'ab', 'ba', '']
+  const digests = texts.map(digestOf)
+  t.same(digests.filter((digest) => !/^[0-9a-f]{16}$/.test(digest)), [], 'leading zeros written too')
+  t.equal(new Set(digests).size, texts.length)
 })

@@ -91,6 +91,27 @@ t.test('serving loads Fastify, and no @fastify/swagger (its chunk is imported wh
   t.ok(builtins.includes('node:http'), 'node:http, as the check reads them')
 })
 
+t.test('serving without a tokens file loads no node:crypto, which Node takes longer to load than any other built-in', async (t) => {
+  const list = join(image, 'builtins-loaded.txt')
+  const port = await freePort()
+  // env(1) sets NODE_OPTIONS last: the test runner adds a module of its own, which loads node:crypto, to a child's.
+  const service = spawn('env', [`NODE_OPTIONS=--require=${join(ROOT, 'test/fixtures/builtins-loaded.cjs')}`, process.execPath, join(image, 'dist/service/main.js')], {
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), BUILTINS_LOADED: list },
+    stdio: 'ignore',
+  })
+  t.teardown(() => { service.kill('SIGKILL') })
+  await until('the service to answer', () => fetch(port, '/api/status/').then(() => true, () => false))
+  // A page, an item, the status again (a replay) and a token, which no file makes known; the list
+  // is written after each answer, so the one read after the last answer holds all before it.
+  for (const path of ['/api/extras/object-types/?limit=5', '/api/extras/object-types/112/', '/api/status/']) t.equal((await fetch(port, path)).status, 200, path)
+  const refused = await fetch(port, '/api/status/', { headers: { authorization: 'Token 0123456789abcdef' } })
+  t.same([refused.status, refused.body], [403, '{"detail":"Invalid token"}'])
+  t.equal((await fetch(port, '/api/status/')).status, 200)
+  const builtins = (await readFile(list, 'utf8')).trim().split('\n')
+  t.ok(builtins.includes('http') && builtins.includes('internal/http'), 'the list is of the serving process')
+  t.same(builtins.filter((name) => /crypto/.test(name)), [], 'none of node:crypto\'s modules')
+})
+
 t.test('npm start and the image start the service with the Node flags and environment the benchmarks use', async (t) => {
   const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8')
   const entrypoint = /^ENTRYPOINT (.*)$/m.exec(dockerfile)

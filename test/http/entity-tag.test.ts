@@ -35,7 +35,8 @@ t.test('a seed asked of base URLs in turn gives each the tag a fresh seed gives 
 
 t.test('a digest is 16 hex digits, the same for the same text, and another for another text', async (t) => {
   t.equal(digestOf('{"status":{}}'), digestOf('{"status":{}}'))
-  const texts = [...Array.from({ length: 10_000 }, (_, i) => `{"objectTypes":[${i}]}`), 'ab', 'ba', '']
+  // Texts that differ by one character, by their order, by a character past the last whole four bytes.
+  const texts = [...Array.from({ length: 10_000 }, (_, i) => `{"objectTypes":[${i}]}`), 'ab', 'ba', '', 'a', 'a\u0000', 'é', 'ü', 'abcdé', 'abcdü']
   const digests = texts.map(digestOf)
   t.same(digests.filter((digest) => !/^[0-9a-f]{16}$/.test(digest)), [], 'leading zeros written too')
   t.equal(new Set(digests).size, texts.length)

@@ -16,8 +16,8 @@ export class TagSeed {
   #baseB = 0
 
   constructor (shared: string) {
-    lanes[0] = 0x811c9dc5
-    lanes[1] = 0x2f1b3c5d
+    lanes[0] = START_A
+    lanes[1] = START_B
     step(shared)
     this.#a = lanes[0]
     this.#b = lanes[1]
@@ -51,12 +51,12 @@ export function digestOf (text: string): string {
   const utf8 = Buffer.from(text)
   const bytes = new Uint8Array((utf8.length + 3) & ~3)
   bytes.set(utf8)
-  let a = 0x811c9dc5
-  let b = 0x2f1b3c5d
+  let a = START_A
+  let b = START_B
   for (let i = 0; i < bytes.length; i += 4) {
     const word = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24)
-    a = Math.imul(a ^ word, 0x01000193)
-    b = Math.imul(b ^ word, 0x5bd1e995)
+    a = Math.imul(a ^ word, PRIME_A)
+    b = Math.imul(b ^ word, PRIME_B)
     b ^= b >>> 15
   }
   // The length, which the zeros padding the last word leave out.
@@ -68,14 +68,21 @@ const hex8 = (lane: number) => lane.toString(16).padStart(8, '0')
 /** The two lanes between steps (one thread runs them). */
 const lanes = new Uint32Array(2)
 
+/** Where the lanes start: FNV-1a's offset basis, and another. */
+const START_A = 0x811c9dc5
+const START_B = 0x2f1b3c5d
+/** What each step multiplies them by: FNV's prime, and MurmurHash2's multiplier. */
+const PRIME_A = 0x01000193
+const PRIME_B = 0x5bd1e995
+
 /** Hashes `text` onto the lanes: FNV-1a, and a lane with MurmurHash2's multiplier. */
 function step (text: string): void {
   let a = lanes[0]!
   let b = lanes[1]!
   for (let i = 0; i < text.length; i++) {
     const char = text.charCodeAt(i)
-    a = Math.imul(a ^ char, 0x01000193)
-    b = Math.imul(b ^ char, 0x5bd1e995)
+    a = Math.imul(a ^ char, PRIME_A)
+    b = Math.imul(b ^ char, PRIME_B)
     b ^= b >>> 15
   }
   lanes[0] = a

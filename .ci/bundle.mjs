@@ -1,21 +1,20 @@
 // `npm run bundle`: the service as the image and the npm package ship it, in dist/service. esbuild
-// makes one chunk of what each import reaches; beside them, each chunk's licence comments
-// (*.LEGAL.txt) and THIRD-PARTY-LICENSES.txt, the licence of every package the bundle holds.
-// `--outdir=` and `--metafile=` (esbuild's metadata, as JSON) are for the tests.
+// makes the commands one CommonJS file, commands.cjs, which the entry point main.js loads with the
+// code V8 compiled of it at the last start (lib/process/code-cache.ts), and the image's healthcheck
+// a file of its own; beside them, each file's licence comments (*.LEGAL.txt) and
+// THIRD-PARTY-LICENSES.txt, the licence of every package the bundle holds.
+// `--outdir=` and `--metafile=` (esbuild's metadata of both builds, as JSON) are for the tests.
 import { build } from 'esbuild'
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
 const outdir = option('outdir') ?? 'dist/service'
-// Afresh: what ships is what this build makes, no chunk of an earlier one.
+// Afresh: what ships is what this build makes, no file of an earlier one.
 rmSync(outdir, { recursive: true, force: true })
 
-const { metafile } = await build({
-  entryPoints: ['lib/process/main.ts', 'lib/process/healthcheck.ts'],
+const shared = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node22.12',
   outdir,
@@ -32,9 +31,43 @@ const { metafile } = await build({
   },
   legalComments: 'external',
   logLevel: 'warning',
-  banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
   metafile: true,
+}
+
+// The commands' file is one function, whose text Node reads as it is and V8 compiles with the
+// code kept: CommonJS's arguments, and import.meta's url and resolve, which the loader gives.
+const META = ['__importMetaUrl', '__importMetaResolve']
+const commands = await build({
+  ...shared,
+  entryPoints: { commands: 'lib/process/cli.ts' },
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
+  define: { 'import.meta.url': META[0], 'import.meta.resolve': META[1] },
+  banner: { js: `(function (exports, require, module, __filename, __dirname, ${META.join(', ')}) {` },
+  footer: { js: '})' },
 })
+
+/** main.ts's import of the commands, made the loader of the commands' file. */
+const commandsFile = {
+  name: 'commands-file',
+  setup (build) {
+    build.onResolve({ filter: /^\.\/cli\.ts$/ }, ({ importer }) => importer.endsWith('lib/process/main.ts') ? { path: 'commands', namespace: 'commands-file' } : undefined)
+    build.onLoad({ filter: /./, namespace: 'commands-file' }, () => ({
+      resolveDir: 'lib/process',
+      loader: 'ts',
+      contents: `import { codeCacheFile, loadBundle } from './code-cache.ts'
+const { exports, keep } = loadBundle(process.getBuiltinModule('node:url').fileURLToPath(new URL('./commands.cjs', import.meta.url)), codeCacheFile(process.env))
+export const run = (argv: string[]) => (exports.run as (argv: string[], keep: () => void) => Promise<void>)(argv, keep)`,
+    }))
+  },
+}
+const entries = await build({
+  ...shared,
+  entryPoints: ['lib/process/main.ts', 'lib/process/healthcheck.ts'],
+  format: 'esm',
+  plugins: [commandsFile],
+})
+const metafile = { inputs: { ...entries.metafile.inputs, ...commands.metafile.inputs }, outputs: { ...entries.metafile.outputs, ...commands.metafile.outputs } }
 if (option('metafile') !== undefined) writeFileSync(option('metafile'), JSON.stringify(metafile))
 
 /** Each package folder the bundle takes code from: the innermost node_modules/<name> of an input. */

@@ -1,6 +1,6 @@
 import nodeModule from 'node:module'
 
-// Not named createRequire and require: the bundle's banner declares both in every chunk.
+// Not named require: in the bundle's commands' file, that is CommonJS's, given to the whole file.
 const load = nodeModule.createRequire(import.meta.url)
 
 /*

@@ -8,13 +8,14 @@ import { version } from '../version.ts'
 /**
  * Runs the command a command line names: `serve` (the default) starts the service; `capture`
  * and `validate` are the profile tools; `help` lists them all. A cluster worker runs the entry
- * point again with the primary's arguments, and so serves too.
+ * point again with the primary's arguments, and so serves too. `keepCode`: the bundle's, which
+ * keeps V8's code of it for the next start (code-cache.ts), called once the service listens.
  */
-export async function run ([command = 'serve', ...args]: string[]): Promise<void> {
+export async function run ([command = 'serve', ...args]: string[], keepCode = () => {}): Promise<void> {
   switch (command) {
     case 'serve':
       if (args.length > 0) process.exitCode = wrongUsage(`serve takes no arguments (configuration comes from the environment), got ${args.join(' ')}`, COMMANDS.serve.usage)
-      else await serve()
+      else await serve(keepCode)
       break
     case 'capture':
       process.exitCode = await captureCommand(args)

@@ -1,4 +1,3 @@
-import nodeModule from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { pino } from 'pino'
 import { cluster } from '../builtins.ts'
@@ -12,8 +11,11 @@ import { reloadOnChange } from './reload.ts'
 import { closeOnSignal } from './shutdown.ts'
 import { version } from '../version.ts'
 
-/** `serve`: configuration, profile, service, listen. Anything wrong stops here, before a port is opened. */
-export async function serve (): Promise<void> {
+/**
+ * `serve`: configuration, profile, service, listen. Anything wrong stops here, before a port is
+ * opened. `keepCode` keeps V8's code of the bundle for the next start (code-cache.ts).
+ */
+export async function serve (keepCode: () => void): Promise<void> {
   let config: Config
   try {
     config = loadConfig(process.env)
@@ -71,9 +73,9 @@ export async function serve (): Promise<void> {
   // Under WORKERS, the primary says it once, when every worker serves.
   if (cluster.isWorker) reportListening(serving)
   else logger.info(serving, 'serving')
-  // Written now, not at exit, which a killed process never reaches; and before V8's flags change,
+  // Kept now, not at exit, which a killed process never reaches; and before V8's flags change,
   // which would make V8 refuse the code at the next start.
-  nodeModule.flushCompileCache()
+  keepCode()
   collectForServing()
   warnWhenOutOfDescriptors(logger)
   warnWhenFull(service.server, config.maxConnections, logger)

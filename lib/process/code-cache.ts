@@ -1,0 +1,87 @@
+import type { Script } from 'node:vm'
+
+// Loaded as the bundle's entry point loads them: without reading every export (builtins.ts says why).
+const fs = process.getBuiltinModule('node:fs')
+const { createRequire } = process.getBuiltinModule('node:module')
+const os = process.getBuiltinModule('node:os')
+const path = process.getBuiltinModule('node:path')
+const { pathToFileURL } = process.getBuiltinModule('node:url')
+const { debuglog } = process.getBuiltinModule('node:util')
+const vm = process.getBuiltinModule('node:vm')
+
+/** `NODE_DEBUG=code-cache`: whether a start read the kept code, and when it keeps it. */
+const debug = debuglog('code-cache')
+
+/** The commands' file of the bundle, loaded: what it exports, and `keep`, which writes V8's code of it. */
+export interface LoadedBundle {
+  exports: Record<string, unknown>
+  /**
+   * Keeps the code V8 has compiled of the file so far, for the next start, unless this start
+   * read it (or keeping is off): to be called once, before V8's flags change, since V8 refuses
+   * code made under other flags.
+   */
+  keep: () => void
+}
+
+/**
+ * Where the bundle's code is kept: the folder of Node's compile cache, NODE_COMPILE_CACHE or else
+ * `node-compile-cache` in the system's temporary folder; none with NODE_DISABLE_COMPILE_CACHE. One
+ * file per Node version and machine: V8 itself refuses code made of another text or under other flags.
+ */
+export function codeCacheFile (env: NodeJS.ProcessEnv): string | undefined {
+  if (env.NODE_DISABLE_COMPILE_CACHE !== undefined) return undefined
+  return path.join(env.NODE_COMPILE_CACHE || path.join(os.tmpdir(), 'node-compile-cache'), `inventory-status-api-${process.version}-${process.arch}.code`)
+}
+
+/**
+ * Runs the bundle's commands' file, one CommonJS function that takes `import.meta`'s url and
+ * resolve besides CommonJS's arguments, from the code V8 compiled of it at an earlier start when
+ * that code is kept in `cacheFile`: every function that start had run, where Node's compile cache
+ * holds only what V8 compiles as it reads a file. The file is read as Latin-1 (it is ASCII): one
+ * string, which Node keeps outside V8's heap.
+ */
+export function loadBundle (file: string, cacheFile: string | undefined): LoadedBundle {
+  const cachedData = cacheFile === undefined ? undefined : readIfThere(cacheFile)
+  let script: Script | undefined = new vm.Script(fs.readFileSync(file, 'latin1'), { filename: file, cachedData })
+  const read = cachedData !== undefined && !script.cachedDataRejected
+  if (cachedData !== undefined) debug('%s %s', read ? 'read' : 'refused', cacheFile)
+  const module = { exports: {} }
+  const require = createRequire(file)
+  const resolve = (specifier: string) => pathToFileURL(require.resolve(specifier)).href
+  script.runInThisContext()(module.exports, require, module, file, path.dirname(file), pathToFileURL(file).href, resolve)
+  return {
+    exports: module.exports,
+    keep () {
+      if (script !== undefined && cacheFile !== undefined && !read) write(cacheFile, script.createCachedData())
+      // The script, with the code V8 made of it, is needed no more.
+      script = undefined
+    },
+  }
+}
+
+function readIfThere (file: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(file)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Writes to a file of this process's, then renames it: a start reading the file meanwhile (a
+ * cluster's other workers) reads all of it or none. A folder the process may not write (a
+ * read-only filesystem) leaves the code unkept.
+ */
+function write (file: string, code: Buffer): void {
+  const temporary = `${file}.${process.pid}`
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    fs.writeFileSync(temporary, code)
+    fs.renameSync(temporary, file)
+    debug('kept %s', file)
+  } catch (error) {
+    debug('not kept: %s', (error as Error).message)
+    // What was written of it, if anything was.
+    fs.rm(temporary, { force: true }, () => {})
+  }
+}

@@ -1,0 +1,83 @@
+import t, { type Test } from 'tap'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { codeCacheFile, loadBundle } from '../../lib/process/code-cache.ts'
+import { until } from '../helpers/wait.ts'
+
+/** A commands' file as the bundle writes it (.ci/bundle.mjs): one function of CommonJS's arguments and import.meta's url and resolve. */
+const COMMANDS = `(function (exports, require, module, __filename, __dirname, __importMetaUrl, __importMetaResolve) {
+  exports.where = { file: __filename, dir: __dirname, url: __importMetaUrl, beside: __importMetaResolve('./beside.cjs') }
+  exports.twice = (n) => 2 * n
+  module.exports.builtin = require('node:path').sep
+})`
+
+/** The test's folder, with the commands' file and a file beside it; `more`: other files. */
+function commands (t: Test, more: Record<string, string> = {}): string {
+  const dir = t.testdir({ 'commands.cjs': COMMANDS, 'beside.cjs': 'module.exports = 1', ...more })
+  return join(dir, 'commands.cjs')
+}
+
+t.test('the commands run with what CommonJS and import.meta would give them', async (t) => {
+  const file = commands(t)
+  const { exports } = loadBundle(file, undefined)
+  t.same(exports.where, { file, dir: join(file, '..'), url: pathToFileURL(file).href, beside: pathToFileURL(join(file, '../beside.cjs')).href })
+  t.equal((exports.twice as (n: number) => number)(21), 42)
+  t.equal(exports.builtin, '/')
+})
+
+t.test('the code is kept once, then read: a start that read it does not write it again', async (t) => {
+  const file = commands(t)
+  const cache = join(file, '../cache/commands.code')
+  const first = loadBundle(file, cache)
+  t.notOk(existsSync(cache), 'nothing written at load')
+  first.keep()
+  const kept = readFileSync(cache)
+  t.ok(kept.length > 0, `kept, in a folder made for it (${kept.length} bytes)`)
+  first.keep()
+  t.same(readdirSync(join(cache, '..')), ['commands.code'], 'kept once, and no temporary file left')
+
+  const second = loadBundle(file, cache)
+  t.equal((second.exports.twice as (n: number) => number)(2), 4)
+  rmSync(cache)
+  second.keep()
+  t.notOk(existsSync(cache), 'read: not written again')
+})
+
+t.test('code V8 refuses (another text, other flags, a torn file) is compiled afresh and kept anew', async (t) => {
+  const file = commands(t, { 'commands.code': 'not code' })
+  const cache = join(file, '../commands.code')
+  const refused = loadBundle(file, cache)
+  t.equal((refused.exports.twice as (n: number) => number)(3), 6, 'the commands run all the same')
+  refused.keep()
+  t.not(readFileSync(cache, 'utf8'), 'not code', 'kept anew')
+  const next = loadBundle(file, cache)
+  rmSync(cache)
+  next.keep()
+  t.notOk(existsSync(cache), 'and read at the next load')
+})
+
+t.test('where it cannot be written, the code is not kept, and nothing fails', async (t) => {
+  const file = commands(t, { 'a-file': '' })
+  // A folder that cannot be made: its parent is a file.
+  const blocked = join(file, '../a-file/commands.code')
+  const { keep } = loadBundle(file, blocked)
+  t.doesNotThrow(keep)
+  t.notOk(existsSync(blocked))
+  // A file that cannot be replaced: a folder stands in its place. Its temporary file is removed.
+  const occupied = join(file, '../occupied')
+  mkdirSync(join(occupied, 'inside'), { recursive: true })
+  t.doesNotThrow(loadBundle(file, occupied).keep)
+  await until('the temporary file removed', () => readdirSync(join(file, '..')).every((name) => !name.startsWith('occupied.')))
+  t.same(readdirSync(occupied), ['inside'])
+  t.doesNotThrow(loadBundle(file, undefined).keep, 'nor without a file to keep it in')
+})
+
+t.test('the code is kept where Node keeps its compile cache, one file per Node version and machine', async (t) => {
+  const name = `inventory-status-api-${process.version}-${process.arch}.code`
+  t.equal(codeCacheFile({ NODE_COMPILE_CACHE: '/var/cache/service' }), join('/var/cache/service', name))
+  t.equal(codeCacheFile({}), join(tmpdir(), 'node-compile-cache', name), 'else node-compile-cache in the temporary folder')
+  t.equal(codeCacheFile({ NODE_COMPILE_CACHE: '' }), join(tmpdir(), 'node-compile-cache', name), 'an empty one is none')
+  t.equal(codeCacheFile({ NODE_DISABLE_COMPILE_CACHE: '1', NODE_COMPILE_CACHE: '/var/cache/service' }), undefined, 'NODE_DISABLE_COMPILE_CACHE turns it off')
+})

@@ -56,7 +56,8 @@ const commandsFile = {
       resolveDir: 'lib/process',
       loader: 'ts',
       contents: `import { codeCacheFile, loadBundle } from './code-cache.ts'
-const { exports, keep } = loadBundle(process.getBuiltinModule('node:url').fileURLToPath(new URL('./commands.cjs', import.meta.url)), codeCacheFile(process.env))
+const file = process.getBuiltinModule('node:url').fileURLToPath(new URL('./commands.cjs', import.meta.url))
+const { exports, keep } = loadBundle(file, codeCacheFile(process.env, file))
 export const run = (argv: string[]) => (exports.run as (argv: string[], keep: () => void) => Promise<void>)(argv, keep)`,
     }))
   },

@@ -74,7 +74,7 @@ t.test('a container starts from the code cache the image was built with, on its 
   const { id } = await serve(t, await freePort(), { NODE_DEBUG: 'code-cache' })
   // The loader's debug lines: on the container's stderr, which `podman logs` writes to its own.
   const logs = (await run('podman', ['logs', id], { env: { ...process.env, CONTAINERS_CONF } })).stderr
-  t.match(logs, /CODE-CACHE \d+: read \/app\/compile-cache\/inventory-status-api-v[\d.]+-x64\.code/, 'the commands\' file, with all the service')
+  t.match(logs, /CODE-CACHE \d+: read \/app\/compile-cache\/inventory-status-api-v[\d.]+-x64-[0-9a-f]{16}\.code/, 'the commands\' file, with all the service')
   t.notMatch(logs, /refused|kept/, 'as it was made: with the flags the container runs with, and not written again')
 })
 

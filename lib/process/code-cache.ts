@@ -1,4 +1,5 @@
 import type { Script } from 'node:vm'
+import { digestOf } from '../http/entity-tag.ts'
 
 // Loaded as the bundle's entry point loads them: without reading every export (builtins.ts says why).
 const fs = process.getBuiltinModule('node:fs')
@@ -24,13 +25,16 @@ export interface LoadedBundle {
 }
 
 /**
- * Where the bundle's code is kept: the folder of Node's compile cache, NODE_COMPILE_CACHE or else
- * `node-compile-cache` in the system's temporary folder; none with NODE_DISABLE_COMPILE_CACHE. One
- * file per Node version and machine: V8 itself refuses code made of another text or under other flags.
+ * Where the code of the bundle's `file` is kept: in the folder of Node's compile cache,
+ * NODE_COMPILE_CACHE or else `node-compile-cache` in the system's temporary folder; nowhere with
+ * NODE_DISABLE_COMPILE_CACHE. One file per Node version, machine and bundle (by its path): V8
+ * itself refuses code made of another text or under other flags, and two bundles side by side (a
+ * benchmark's builds) would each refuse the other's.
  */
-export function codeCacheFile (env: NodeJS.ProcessEnv): string | undefined {
+export function codeCacheFile (env: NodeJS.ProcessEnv, file: string): string | undefined {
   if (env.NODE_DISABLE_COMPILE_CACHE !== undefined) return undefined
-  return path.join(env.NODE_COMPILE_CACHE || path.join(os.tmpdir(), 'node-compile-cache'), `inventory-status-api-${process.version}-${process.arch}.code`)
+  const folder = env.NODE_COMPILE_CACHE || path.join(os.tmpdir(), 'node-compile-cache')
+  return path.join(folder, `inventory-status-api-${process.version}-${process.arch}-${digestOf(file)}.code`)
 }
 
 /**

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../../bench/image.ts'
+import { digestOf } from '../../lib/http/entity-tag.ts'
 import { exchange, fetch, freePort } from '../helpers/http.ts'
 import { reconnectingClients } from '../helpers/reconnecting.ts'
 import { command, logged, start } from '../helpers/process.ts'
@@ -129,7 +130,7 @@ t.test('npm start and the image start the service with the Node flags and enviro
 t.test('the bundle keeps V8\'s code of its commands once it listens, and the next start reads it', async (t) => {
   const cache = await mkdtemp(join(tmpdir(), 'inventory-code-cache-'))
   t.teardown(() => rm(cache, { recursive: true, force: true }))
-  const kept = join(cache, `inventory-status-api-${process.version}-${process.arch}.code`)
+  const kept = join(cache, `inventory-status-api-${process.version}-${process.arch}-${digestOf(join(image, 'dist/service/commands.cjs'))}.code`)
   const script = join(image, 'dist/service/main.js')
   // The loader's debug lines (NODE_DEBUG=code-cache), on stderr.
   const env = { NODE_DISABLE_COMPILE_CACHE: undefined, NODE_COMPILE_CACHE: cache, NODE_DEBUG: 'code-cache' }

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { digestOf } from '../../lib/http/entity-tag.ts'
 import { codeCacheFile, loadBundle } from '../../lib/process/code-cache.ts'
 import { until } from '../helpers/wait.ts'
 
@@ -74,10 +75,12 @@ t.test('where it cannot be written, the code is not kept, and nothing fails', as
   t.doesNotThrow(loadBundle(file, undefined).keep, 'nor without a file to keep it in')
 })
 
-t.test('the code is kept where Node keeps its compile cache, one file per Node version and machine', async (t) => {
-  const name = `inventory-status-api-${process.version}-${process.arch}.code`
-  t.equal(codeCacheFile({ NODE_COMPILE_CACHE: '/var/cache/service' }), join('/var/cache/service', name))
-  t.equal(codeCacheFile({}), join(tmpdir(), 'node-compile-cache', name), 'else node-compile-cache in the temporary folder')
-  t.equal(codeCacheFile({ NODE_COMPILE_CACHE: '' }), join(tmpdir(), 'node-compile-cache', name), 'an empty one is none')
-  t.equal(codeCacheFile({ NODE_DISABLE_COMPILE_CACHE: '1', NODE_COMPILE_CACHE: '/var/cache/service' }), undefined, 'NODE_DISABLE_COMPILE_CACHE turns it off')
+t.test('the code is kept where Node keeps its compile cache, one file per Node version, machine and bundle', async (t) => {
+  const file = '/app/dist/service/commands.cjs'
+  const name = `inventory-status-api-${process.version}-${process.arch}-${digestOf(file)}.code`
+  t.equal(codeCacheFile({ NODE_COMPILE_CACHE: '/var/cache/service' }, file), join('/var/cache/service', name))
+  t.equal(codeCacheFile({}, file), join(tmpdir(), 'node-compile-cache', name), 'else node-compile-cache in the temporary folder')
+  t.equal(codeCacheFile({ NODE_COMPILE_CACHE: '' }, file), join(tmpdir(), 'node-compile-cache', name), 'an empty one is none')
+  t.not(codeCacheFile({}, '/elsewhere/dist/service/commands.cjs'), codeCacheFile({}, file), 'another bundle\'s is another file')
+  t.equal(codeCacheFile({ NODE_DISABLE_COMPILE_CACHE: '1', NODE_COMPILE_CACHE: '/var/cache/service' }, file), undefined, 'NODE_DISABLE_COMPILE_CACHE turns it off')
 })

@@ -49,8 +49,9 @@ function spawnMain (args: string[], env: NodeJS.ProcessEnv, { group = false, scr
   return spawn(command!, rest, {
     // Its own process group, as a terminal's foreground job is: Ctrl-C signals the whole group.
     detached: group,
-    // No compile cache (lib/process/main.ts) unless a test asks for one: nothing is written into the
-    // system's temporary folder, and coverage counts code that V8 compiled in the run.
+    // No compile cache, Node's or the bundle's (lib/process/code-cache.ts), unless a test asks for
+    // one: nothing is written into the system's temporary folder, and coverage counts code that V8
+    // compiled in the run.
     env: { ...environment, NODE_DISABLE_COMPILE_CACHE: '1', ...coverage, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

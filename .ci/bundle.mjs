@@ -47,11 +47,11 @@ const commands = await build({
   footer: { js: '})' },
 })
 
-/** main.ts's import of the commands, made the loader of the commands' file. */
+/** The entry point's import of the commands (main.ts's, the one there is), made the loader of the commands' file. */
 const commandsFile = {
   name: 'commands-file',
   setup (build) {
-    build.onResolve({ filter: /^\.\/cli\.ts$/ }, ({ importer }) => importer.endsWith('lib/process/main.ts') ? { path: 'commands', namespace: 'commands-file' } : undefined)
+    build.onResolve({ filter: /^\.\/cli\.ts$/ }, () => ({ path: 'commands', namespace: 'commands-file' }))
     build.onLoad({ filter: /./, namespace: 'commands-file' }, () => ({
       resolveDir: 'lib/process',
       loader: 'ts',

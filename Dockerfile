@@ -9,8 +9,8 @@ COPY lib lib
 COPY schemas schemas
 RUN npm run bundle
 
-# Run: the bundle (with the licences of what it holds), the default profile, package.json (its
-# "imports" map finds the profile) and the licence.
+# Run: the bundle (with the licences of what it holds), the default profile, package.json (the
+# version, and "type": "module" for the entry point) and the licence.
 FROM node:26.10-slim
 # The version is package.json's (test/process/bundle.test.ts holds them equal).
 LABEL org.opencontainers.image.title="inventory-status-api" \

@@ -35,15 +35,15 @@ const shared = {
 }
 
 // The commands' file is one function, whose text Node reads as it is and V8 compiles with the
-// code kept: CommonJS's arguments, and import.meta's url and resolve, which the loader gives.
-const META = ['__importMetaUrl', '__importMetaResolve']
+// code kept: CommonJS's arguments, and import.meta's url, which the loader gives.
+const IMPORT_META_URL = '__importMetaUrl'
 const commands = await build({
   ...shared,
   entryPoints: { commands: 'lib/process/cli.ts' },
   format: 'cjs',
   outExtension: { '.js': '.cjs' },
-  define: { 'import.meta.url': META[0], 'import.meta.resolve': META[1] },
-  banner: { js: `(function (exports, require, module, __filename, __dirname, ${META.join(', ')}) {` },
+  define: { 'import.meta.url': IMPORT_META_URL },
+  banner: { js: `(function (exports, require, module, __filename, __dirname, ${IMPORT_META_URL}) {` },
   footer: { js: '})' },
 })
 

@@ -2,8 +2,11 @@ import { url } from '../builtins.ts'
 import { readJsonFile, schemaProblem } from '../json-file.ts'
 import { Profile } from '../../schemas/profile.ts'
 
-/** The profile served when PROFILE is not set. */
-export const DEFAULT_PROFILE_FILE = url.fileURLToPath(import.meta.resolve('#data/default-inventory.json'))
+/**
+ * The profile served when PROFILE is not set, in the package's data/: two folders up from this
+ * module's source (lib/inventory/) as from the bundle's files (dist/service/).
+ */
+export const DEFAULT_PROFILE_FILE = url.fileURLToPath(new URL('../../data/default-inventory.json', import.meta.url))
 
 export class ProfileError extends Error {
   /** `source`: the file, or where a profile not yet written came from. */

@@ -38,8 +38,8 @@ export function codeCacheFile (env: NodeJS.ProcessEnv, file: string): string | u
 }
 
 /**
- * Runs the bundle's commands' file, one CommonJS function that takes `import.meta`'s url and
- * resolve besides CommonJS's arguments, from the code V8 compiled of it at an earlier start when
+ * Runs the bundle's commands' file, one CommonJS function that takes `import.meta`'s url besides
+ * CommonJS's arguments, from the code V8 compiled of it at an earlier start when
  * that code is kept in `cacheFile`: every function that start had run, where Node's compile cache
  * holds only what V8 compiles as it reads a file. The file is read as Latin-1 (it is ASCII): one
  * string, which Node keeps outside V8's heap.
@@ -50,9 +50,7 @@ export function loadBundle (file: string, cacheFile: string | undefined): Loaded
   const read = cachedData !== undefined && !script.cachedDataRejected
   if (cachedData !== undefined) debug('%s %s', read ? 'read' : 'refused', cacheFile)
   const module = { exports: {} }
-  const require = createRequire(file)
-  const resolve = (specifier: string) => pathToFileURL(require.resolve(specifier)).href
-  script.runInThisContext()(module.exports, require, module, file, path.dirname(file), pathToFileURL(file).href, resolve)
+  script.runInThisContext()(module.exports, createRequire(file), module, file, path.dirname(file), pathToFileURL(file).href)
   return {
     exports: module.exports,
     keep () {

@@ -15,7 +15,7 @@ import { until } from '../helpers/wait.ts'
 
 /**
  * What ships is not the source but the bundle `npm run bundle` makes of it (dist/service): the
- * image holds that, the default profile and package.json (for `#data/*` and `"type": "module"`),
+ * image holds that, the default profile and package.json (for `"type": "module"` and the version),
  * and no node_modules. This builds it into a folder laid out like the image and holds it to the
  * source's answers, including the parts it loads lazily (metrics, the Redis client). The bundle
  * leaves out the packages Fastify loads only on demand (package.json's `bundle`): with no

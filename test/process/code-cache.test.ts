@@ -7,9 +7,9 @@ import { digestOf } from '../../lib/http/entity-tag.ts'
 import { codeCacheFile, loadBundle } from '../../lib/process/code-cache.ts'
 import { until } from '../helpers/wait.ts'
 
-/** A commands' file as the bundle writes it (.ci/bundle.mjs): one function of CommonJS's arguments and import.meta's url and resolve. */
-const COMMANDS = `(function (exports, require, module, __filename, __dirname, __importMetaUrl, __importMetaResolve) {
-  exports.where = { file: __filename, dir: __dirname, url: __importMetaUrl, beside: __importMetaResolve('./beside.cjs') }
+/** A commands' file as the bundle writes it (.ci/bundle.mjs): one function of CommonJS's arguments and import.meta's url. */
+const COMMANDS = `(function (exports, require, module, __filename, __dirname, __importMetaUrl) {
+  exports.where = { file: __filename, dir: __dirname, url: __importMetaUrl, beside: require.resolve('./beside.cjs') }
   exports.twice = (n) => 2 * n
   module.exports.builtin = require('node:path').sep
 })`
@@ -31,7 +31,7 @@ function readsKept (file: string, cache: string): boolean {
 t.test('the commands run with what CommonJS and import.meta would give them', async (t) => {
   const file = commands(t)
   const { exports } = loadBundle(file, undefined)
-  t.same(exports.where, { file, dir: join(file, '..'), url: pathToFileURL(file).href, beside: pathToFileURL(join(file, '../beside.cjs')).href })
+  t.same(exports.where, { file, dir: join(file, '..'), url: pathToFileURL(file).href, beside: join(file, '../beside.cjs') })
   t.equal((exports.twice as (n: number) => number)(21), 42)
   t.equal(exports.builtin, '/')
 })

@@ -50,7 +50,8 @@ export class JsonSyntaxError extends Error {
 /**
  * JSON.parse, after a byte order mark an editor may have written; a JsonSyntaxError where it fails.
  * V8 gives the offset of most errors; of an unexpected token or the end of the text it gives none,
- * and jsonc-parser's reading of the same text finds it.
+ * and jsonc-parser's reading of the same text finds it. V8's excerpt of the text around the error
+ * (cut short with `...` on either side) is left out: it would break the one line the error is.
  */
 export function parseJson (text: string): unknown {
   const json = text.replace(/^\uFEFF/, '')
@@ -59,7 +60,7 @@ export function parseJson (text: string): unknown {
   } catch (error) {
     const { message } = error as SyntaxError
     const offset = / at position (\d+)/.exec(message)?.[1]
-    const words = message.replace(/, ".*" is not valid JSON$/s, '').replace(/(?: in JSON)? at position \d+.*$/s, '')
+    const words = message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '').replace(/(?: in JSON)? at position \d+.*$/s, '')
     if (offset !== undefined) throw new JsonSyntaxError(json, Number(offset), words)
     const errors: ParseError[] = []
     parse(json, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false })

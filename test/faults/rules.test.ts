@@ -6,6 +6,7 @@ import { Draws } from '../../lib/faults/draws.ts'
 import { headerFaults, MAX_HEADER_DELAY_MS } from '../../lib/faults/envoy-headers.ts'
 import { readRules, Rules } from '../../lib/faults/rules.ts'
 import { command } from '../helpers/process.ts'
+import { thrown } from '../helpers/thrown.ts'
 
 const NO_QUERY = () => new Map<string, string[]>()
 
@@ -40,7 +41,8 @@ t.test('a bad faults file is refused with the file, the field and the problem', 
   for (const [index, [content, problem]] of cases.entries()) {
     const file = join(dir, `${index}.json`)
     writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content))
-    t.throws(() => readRules(file, FAULT_PATHS), { name: 'FaultsError', message: `Bad faults file ${file}: ${problem}` }, problem)
+    const error = thrown(() => readRules(file, FAULT_PATHS))
+    t.same([error?.name, error?.message], ['FaultsError', `Bad faults file ${file}: ${problem}`], problem)
   }
   t.throws(() => readRules(join(dir, 'none.json'), FAULT_PATHS), { message: new RegExp(`^Bad faults file ${join(dir, 'none.json')}: cannot be read \\(ENOENT`) })
 })

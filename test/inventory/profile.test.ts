@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DEFAULT_PROFILE_FILE, loadProfile } from '../../lib/inventory/profile.ts'
 import { DEFAULT_PROFILE } from '../helpers/build.ts'
+import { thrown } from '../helpers/thrown.ts'
 
 t.test('the embedded default profile is the reference data, as is', async (t) => {
   // The SHA-256 of the reference's default-inventory.json, byte for byte: the repository stands alone.
@@ -28,6 +29,8 @@ t.test('a bad profile is refused with the file, the field and the problem', asyn
     ['not-json.json', '{"status": ', 'is not valid JSON at line 1, column 12: Unexpected end of JSON input'],
     ['comma.json', '{\n  "status": {},\n  "objectTypes": [\n    {"id": 1}\n    {"id": 2}\n  ]\n}', 'is not valid JSON at line 5, column 5: Expected \',\' or \']\' after array element'],
     ['token.json', '{\n  "status": {\n    "plugins": x\n  }\n}', 'is not valid JSON at line 3, column 16: Unexpected token \'x\''],
+    ['middle.json', '{"status": {"plugins": {"netbox_bgp": "0.16.0", "netbox_topology_views": x, "netbox_secrets": "2.1.0", "netbox_floorplan": "0.6.0"}}}',
+      'is not valid JSON at line 1, column 74: Unexpected token \'x\''],
     ['trailing.json', '{"status": {}, "objectTypes": [],}\n', 'is not valid JSON at line 1, column 34: Expected double-quoted property name'],
     ['empty.json', '', 'is not valid JSON at line 1, column 1: Unexpected end of JSON input'],
     ['array.json', '[]', 'the profile must be an object of status and objectTypes; got []'],
@@ -50,7 +53,8 @@ t.test('a bad profile is refused with the file, the field and the problem', asyn
   ]
   for (const [name, content, problem] of cases) {
     const file = write(name, content)
-    t.throws(() => loadProfile(file), { name: 'ProfileError', message: `Bad profile ${file}: ${problem}` }, name)
+    const error = thrown(() => loadProfile(file))
+    t.same([error?.name, error?.message], ['ProfileError', `Bad profile ${file}: ${problem}`], name)
   }
   const missing = join(dir, 'missing.json')
   t.throws(() => loadProfile(missing), { message: `Bad profile ${missing}: cannot be read (ENOENT: no such file or directory, open '${missing}')` })

@@ -26,8 +26,7 @@ const shared = {
     'node:https': './lib/deferred/https.ts',
     'node:http2': './lib/deferred/http2.ts',
     'type-is': './lib/deferred/type-is.cjs',
-    // Its UMD build requires its modules by path at run time.
-    'jsonc-parser': 'jsonc-parser/lib/esm/main.js',
+    'jsonc-parser': './lib/deferred/jsonc-parser.cjs',
   },
   legalComments: 'external',
   logLevel: 'warning',

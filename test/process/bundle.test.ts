@@ -1,7 +1,7 @@
 import t from 'tap'
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -67,6 +67,13 @@ t.test('the bundle, alone with the profile and package.json, answers byte for by
     stdout: `${join(image, 'data/default-inventory.json')}: a valid profile, service-version 4.3.7, 163 object types\n`,
     stderr: '',
   })
+  const broken = join(image, 'broken.json')
+  await writeFile(broken, '{\n  "status": {\n    "plugins": x\n  }\n}')
+  t.same(await command(['validate', broken], {}, { script: join(image, 'dist/service/main.js') }), {
+    code: 1,
+    stdout: '',
+    stderr: `Bad profile ${broken}: is not valid JSON at line 3, column 16: Unexpected token 'x'\n`,
+  }, 'where a file breaks, found by jsonc-parser, which the bundle loads only then')
   const captured = await command(['capture', `http://127.0.0.1:${bundle.port}`], {}, { script: join(image, 'dist/service/main.js') })
   t.equal(captured.code, 0, captured.stderr)
   t.equal(JSON.parse(captured.stdout).objectTypes.length, 163)

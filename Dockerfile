@@ -22,14 +22,20 @@ WORKDIR /app
 COPY package.json LICENSE ./
 COPY --from=build /app/dist/service dist/service
 COPY data data
-# V8's code of the service, made here by serving once (it is kept once the service listens), with
-# the flags it runs with (V8 refuses code made under other flags): every container starts from it,
-# also on a read-only root file system. The build fails if none was kept within a minute.
+# V8's code of the service, made here by serving once and asking it for the status (the code is
+# kept once it has answered), with the flags it runs with (V8 refuses code made under other flags):
+# every container starts from it, also on a read-only root file system. The build fails if none was
+# kept within a minute.
 RUN mkdir compile-cache && chown node compile-cache
 USER node
-RUN PORT=0 DRAIN_DELAY_MS=0 node --max-semi-space-size=4 --min-semi-space-size=1 --no-memory-reducer dist/service/main.js & \
-    for tenth in $(seq 600); do ls compile-cache/*.code > /dev/null 2>&1 && break; sleep 0.1; done; \
-    kill $! && wait $! && ls compile-cache/*.code
+RUN PORT=0 HOST=127.0.0.1 DRAIN_DELAY_MS=0 node --max-semi-space-size=4 --min-semi-space-size=1 --no-memory-reducer dist/service/main.js > /tmp/serving.log & \
+    for tenth in $(seq 600); do \
+      ls compile-cache/*.code > /dev/null 2>&1 && break; \
+      port=$(sed -n 's/.*"port":\([0-9]*\).*/\1/p' /tmp/serving.log); \
+      [ -z "$port" ] || node -e "fetch('http://127.0.0.1:$port/api/status/').then((answer) => answer.text())"; \
+      sleep 0.1; \
+    done; \
+    kill $! && wait $! && rm /tmp/serving.log && ls compile-cache/*.code
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["node", "dist/service/healthcheck.js"]
 # `serve` by default; `docker run --rm IMAGE capture <base-url> > profile.json`, `… validate <file>`.

@@ -1,7 +1,7 @@
 import { v8 } from '../builtins.ts'
 
 /**
- * V8's collector set for serving, once listening (docs/performance.md); on the command line, the
+ * V8's collector set for serving, from the first answer on (docs/performance.md); on the command line, the
  * flags would cost start-up (Node's own code cache is then rejected).
  * - No allocation-site pretenuring: a burst of connections held open (a load test's clients) had V8
  *   allocate every later request's objects in the old generation, for good.

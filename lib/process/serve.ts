@@ -13,7 +13,8 @@ import { version } from '../version.ts'
 
 /**
  * `serve`: configuration, profile, service, listen. Anything wrong stops here, before a port is
- * opened. `keepCode` keeps V8's code of the bundle for the next start (code-cache.ts).
+ * opened. `keepCode` keeps V8's code of the bundle for the next start (code-cache.ts), once it
+ * has answered a request.
  */
 export async function serve (keepCode: () => void): Promise<void> {
   let config: Config
@@ -73,10 +74,13 @@ export async function serve (keepCode: () => void): Promise<void> {
   // Under WORKERS, the primary says it once, when every worker serves.
   if (cluster.isWorker) reportListening(serving)
   else logger.info(serving, 'serving')
-  // Kept now, not at exit, which a killed process never reaches; and before V8's flags change,
-  // which would make V8 refuse the code at the next start.
-  keepCode()
-  collectForServing()
+  // Once the first answer is sent, so that the code of answering is kept too; not at exit, which
+  // a killed process never reaches; and before V8's flags change, which would make V8 refuse the
+  // code at the next start (so they change then too).
+  service.server.once('request', (_request, response) => response.once('close', () => {
+    keepCode()
+    collectForServing()
+  }))
   warnWhenOutOfDescriptors(logger)
   warnWhenFull(service.server, config.maxConnections, logger)
 }

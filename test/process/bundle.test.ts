@@ -2,6 +2,7 @@ import t from 'tap'
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -134,7 +135,7 @@ t.test('npm start and the image start the service with the Node flags and enviro
   t.equal(hashbang, `#!/usr/bin/env -S ${environment.join(' ')} node ${IMAGE_NODE_FLAGS.join(' ')}`, 'and the npm package\'s command, through its #! line')
 })
 
-t.test('the bundle keeps V8\'s code of its commands once it listens, and the next start reads it', async (t) => {
+t.test('the bundle keeps V8\'s code of its commands once it has answered, and the next start reads it', async (t) => {
   const cache = await mkdtemp(join(tmpdir(), 'inventory-code-cache-'))
   t.teardown(() => rm(cache, { recursive: true, force: true }))
   const kept = join(cache, `inventory-status-api-${process.version}-${process.arch}-${digestOf(join(image, 'dist/service/commands.cjs'))}.code`)
@@ -142,7 +143,10 @@ t.test('the bundle keeps V8\'s code of its commands once it listens, and the nex
   // The loader's debug lines (NODE_DEBUG=code-cache), on stderr.
   const env = { NODE_DISABLE_COMPILE_CACHE: undefined, NODE_COMPILE_CACHE: cache, NODE_DEBUG: 'code-cache' }
   const first = await start(t, env, { script })
-  // Kept on listening, not at exit: a process that is killed leaves it too.
+  await logged(first, '"msg":"serving"')
+  t.notOk(existsSync(kept), 'not kept before an answer, whose code it would lack')
+  t.equal((await fetch(first.port, '/api/status/')).status, 200)
+  // Kept once the answer is sent, not at exit: a process that is killed leaves it too.
   await logged(first, `kept ${kept}`)
   first.child.kill('SIGKILL')
   await first.exited
@@ -156,8 +160,9 @@ t.test('the image makes its code cache by serving once, as the user and with the
   const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8')
   const runStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '))
   t.match(runStage, /^ENV .*NODE_COMPILE_CACHE=\/app\/compile-cache/m)
-  t.match(runStage, `\nUSER node\nRUN PORT=0 DRAIN_DELAY_MS=0 node ${IMAGE_NODE_FLAGS.join(' ')} dist/service/main.js & \\\n`)
-  t.match(runStage, /kill \$! && wait \$! && ls compile-cache\/\*\.code\n/, 'stopped, and the build fails without the file')
+  t.match(runStage, `\nUSER node\nRUN PORT=0 HOST=127.0.0.1 DRAIN_DELAY_MS=0 node ${IMAGE_NODE_FLAGS.join(' ')} dist/service/main.js > /tmp/serving.log & \\\n`)
+  t.match(runStage, 'node -e "fetch(\'http://127.0.0.1:$port/api/status/\')', 'asked for the status, whose answer the code is kept after')
+  t.match(runStage, /kill \$! && wait \$! && rm \/tmp\/serving\.log && ls compile-cache\/\*\.code\n/, 'stopped, and the build fails without the file')
 })
 
 t.test('one version, package.json\'s: the command\'s, the serving line\'s, the metrics\', the image\'s labels and the changelog\'s newest', async (t) => {

@@ -39,16 +39,13 @@ const work = mkdtempSync(join(tmpdir(), 'alternatives-'))
 process.on('exit', () => rmSync(work, { recursive: true, force: true }))
 
 /**
- * A copy of the source with `edit` applied to the files it names, bundled as `npm run bundle`
- * bundles it, with `bundleEdit` applied to that script: the entry point of the build.
+ * A copy of the source with `edit` applied to the files it names (the bundle's script,
+ * `.ci/bundle.mjs`, among them), bundled as `npm run bundle` bundles it.
  */
-function variant (name: string, edit: Record<string, (text: string) => string>, bundleEdit = (script: string) => script): string {
+function variant (name: string, edit: Record<string, (text: string) => string>): string {
   const folder = join(work, name)
-  for (const part of ['lib', 'schemas', 'data']) cpSync(join(ROOT, part), join(folder, part), { recursive: true })
+  for (const part of ['lib', 'schemas', 'data', '.ci/bundle.mjs', 'package.json']) cpSync(join(ROOT, part), join(folder, part), { recursive: true })
   symlinkSync(join(ROOT, 'node_modules'), join(folder, 'node_modules'))
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
-  manifest.scripts = { bundle: bundleEdit(manifest.scripts.bundle) }
-  writeFileSync(join(folder, 'package.json'), JSON.stringify(manifest))
   for (const [file, change] of Object.entries(edit)) {
     const path = join(folder, file)
     const before = readFileSync(path, 'utf8')
@@ -152,16 +149,15 @@ const shipped = join(ROOT, 'dist/service/main.js')
 console.log(`node ${execFileSync(options.node, ['--version']).toString().trim()} ${IMAGE_NODE_FLAGS.join(' ')}; building the alternatives…`)
 const defaultCompilers = variant('default-compilers', {
   'lib/service.ts': (text) => text.replace('    schemaController: SCHEMA_CONTROLLER,\n', ''),
-}, (script) => script.replace(' --external:@fastify/ajv-compiler --external:@fastify/fast-json-stringify-compiler', ''))
+  '.ci/bundle.mjs': (script) => script.replace("'@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', ", ''),
+})
 /** A plugin registered before the others, as lib/app.ts would register it. */
 const withPlugin = (name: string, module: string, options = '{}') => variant(name, {
   'lib/app.ts': (text) => `import plugin from '${module}'\n` + text.replace('  app.register(sensible)\n', `  app.register(plugin, ${options})\n  app.register(sensible)\n`),
 })
 const eagerSwagger = withPlugin('eager-swagger', '@fastify/swagger', "{ openapi: { openapi: '3.0.3', info: { title: 'x', version: '1' } } }")
-const eagerHttps = variant('eager-https', {}, (script) => {
-  const without = script.replace(/ --alias:node:https=\S+ --alias:node:http2=\S+/, '')
-  if (without === script) throw new Error('eager-https: the bundle script no longer aliases node:https and node:http2')
-  return without
+const eagerHttps = variant('eager-https', {
+  '.ci/bundle.mjs': (script) => script.replace(/^ {4}'node:https?2?': '[^']+',\n/gm, ''),
 })
 const acceptors = { '32 (shipped)': shipped, 8: withAcceptors(8), 1: withAcceptors(1) }
 /** The floor: a bare node:http server that answers every request with a constant. */

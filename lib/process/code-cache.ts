@@ -39,9 +39,9 @@ export function codeCacheFile (env: NodeJS.ProcessEnv, file: string): string | u
 
 /**
  * Runs the bundle's commands' file, one CommonJS function that takes `import.meta`'s url besides
- * CommonJS's arguments, from the code V8 compiled of it at an earlier start when
- * that code is kept in `cacheFile`: every function that start had run, where Node's compile cache
- * holds only what V8 compiles as it reads a file. The file is read as Latin-1 (it is ASCII): one
+ * CommonJS's arguments, from the code V8 compiled of it at an earlier start when that code is kept
+ * in `cacheFile`: every function that start had run, where Node's compile cache holds only what V8
+ * compiles as it reads a file. The file is read as Latin-1 (it is ASCII): one
  * string, which Node keeps outside V8's heap.
  */
 export function loadBundle (file: string, cacheFile: string | undefined): LoadedBundle {

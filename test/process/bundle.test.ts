@@ -1,14 +1,14 @@
 import t from 'tap'
-import { execFile, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { promisify } from 'node:util'
 import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../../bench/image.ts'
 import { digestOf } from '../../lib/http/entity-tag.ts'
+import { layOutBundle } from '../helpers/bundle.ts'
 import { exchange, fetch, freePort } from '../helpers/http.ts'
 import { reconnectingClients } from '../helpers/reconnecting.ts'
 import { command, logged, start } from '../helpers/process.ts'
@@ -26,9 +26,7 @@ const ROOT = new URL('../..', import.meta.url).pathname
 const image = await mkdtemp(join(tmpdir(), 'inventory-bundle-'))
 t.teardown(() => rm(image, { recursive: true, force: true }))
 const META = join(image, 'dist/meta.json')
-await promisify(execFile)('npm', ['run', '--silent', 'bundle', '--', `--outdir=${join(image, 'dist/service')}`, `--metafile=${META}`], { cwd: ROOT, timeout: 60_000 })
-await cp(join(ROOT, 'data'), join(image, 'data'), { recursive: true })
-await cp(join(ROOT, 'package.json'), join(image, 'package.json'))
+await layOutBundle(image, META)
 
 t.test('the bundle, alone with the profile and package.json, answers byte for byte as the source does', async (t) => {
   t.same((await readdir(image)).sort(), ['data', 'dist', 'package.json'], 'no node_modules beside it')

@@ -40,7 +40,8 @@ export interface RunOptions {
 /** The real entry point as a child process: by default the source, with coverage. */
 function spawnMain (args: string[], env: NodeJS.ProcessEnv, { group = false, script, maxFiles, noCore, cgroup }: RunOptions) {
   const { NODE_V8_COVERAGE, ...environment } = childEnv()
-  const coverage = script === undefined && NODE_V8_COVERAGE !== undefined ? { NODE_V8_COVERAGE } : {}
+  // The test runner adds its process-info module to every child's NODE_OPTIONS, which records coverage unless told not to.
+  const coverage = script !== undefined ? { _TAPJS_PROCESSINFO_COVERAGE_: '0' } : NODE_V8_COVERAGE !== undefined ? { NODE_V8_COVERAGE } : {}
   const node = [process.execPath, ...(script === undefined ? [...TYPESCRIPT, MAIN] : [script]), ...args]
   // prlimit runs the command in its own process, and the shell execs it in its own: the pid is the service's.
   const limits = [...maxFiles === undefined ? [] : [`--nofile=${maxFiles}`], ...noCore === undefined ? [] : ['--core=0']]

@@ -7,13 +7,14 @@ const MAIN = new URL('../../lib/process/main.ts', import.meta.url).pathname
 /**
  * The service runs its TypeScript source on Node itself, which strips the types (by default from
  * Node 23.6 on; the flag is for 22, and changes nothing later): some 0.3 s a start, against 3 s
- * through a TypeScript loader. Coverage comes through NODE_OPTIONS, which tap sets.
+ * through a TypeScript loader.
  */
 export const TYPESCRIPT = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning']
+/** Where tap gathers the coverage of a run that counts it, V8's JSON files, which Node writes too. */
+const COVERAGE = process.env._TAPJS_PROCESSINFO_COVERAGE_ === '1' ? new URL('../../.tap/coverage', import.meta.url).pathname : undefined
 
 /**
- * The test's environment for a child, less tap's NODE_OPTIONS: its process-info loader runs on a
- * separate thread on Node 22, and cost 0.8 s a start there. Coverage needs only NODE_V8_COVERAGE.
+ * The test's environment for a child, less tap's NODE_OPTIONS, which loads its process-info module.
  * The token variable of `capture` is never inherited from the test's shell.
  */
 export function childEnv (env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -37,13 +38,16 @@ export interface RunOptions {
   cgroup?: string
 }
 
-/** The real entry point as a child process: by default the source, with coverage. */
+/**
+ * The real entry point as a child process: by default the source, whose coverage Node writes where
+ * tap gathers it. Not through tap's process-info module, which tap adds to the NODE_OPTIONS of
+ * every child it sees spawned (env(1) sets the child's own): on Node 22 its loader runs on a thread
+ * of its own, and took 0.5 to 0.8 s of every start.
+ */
 function spawnMain (args: string[], env: NodeJS.ProcessEnv, { group = false, script, maxFiles, noCore, cgroup }: RunOptions) {
-  const { NODE_V8_COVERAGE, ...environment } = childEnv()
-  // The test runner adds its process-info module to every child's NODE_OPTIONS, which records coverage unless told not to.
-  const coverage = script !== undefined ? { _TAPJS_PROCESSINFO_COVERAGE_: '0' } : NODE_V8_COVERAGE !== undefined ? { NODE_V8_COVERAGE } : {}
-  const node = [process.execPath, ...(script === undefined ? [...TYPESCRIPT, MAIN] : [script]), ...args]
-  // prlimit runs the command in its own process, and the shell execs it in its own: the pid is the service's.
+  const environment = childEnv(script === undefined && COVERAGE !== undefined ? { NODE_V8_COVERAGE: COVERAGE } : {})
+  const node = ['env', `NODE_OPTIONS=${env.NODE_OPTIONS ?? ''}`, process.execPath, ...(script === undefined ? [...TYPESCRIPT, MAIN] : [script]), ...args]
+  // env and prlimit run the command in their own process, and the shell execs it in its own: the pid is the service's.
   const limits = [...maxFiles === undefined ? [] : [`--nofile=${maxFiles}`], ...noCore === undefined ? [] : ['--core=0']]
   const limited = limits.length === 0 ? node : ['prlimit', ...limits, '--', ...node]
   const [command, ...rest] = cgroup === undefined ? limited : ['sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup, ...limited]
@@ -53,7 +57,7 @@ function spawnMain (args: string[], env: NodeJS.ProcessEnv, { group = false, scr
     // No compile cache, Node's or the bundle's (lib/process/code-cache.ts), unless a test asks for
     // one: nothing is written into the system's temporary folder, and coverage counts code that V8
     // compiled in the run.
-    env: { ...environment, NODE_DISABLE_COMPILE_CACHE: '1', ...coverage, ...env },
+    env: { ...environment, NODE_DISABLE_COMPILE_CACHE: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
 }

@@ -10,7 +10,7 @@ const MAIN = new URL('../../lib/process/main.ts', import.meta.url).pathname
  * through a TypeScript loader.
  */
 export const TYPESCRIPT = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning']
-/** Where tap gathers the coverage of a run that counts it, V8's JSON files, which Node writes too. */
+/** Where tap gathers a run's coverage as V8's JSON files, which Node writes too; tap marks a run that counts it with this variable. */
 const COVERAGE = process.env._TAPJS_PROCESSINFO_COVERAGE_ === '1' ? new URL('../../.tap/coverage', import.meta.url).pathname : undefined
 
 /**

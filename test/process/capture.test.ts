@@ -43,9 +43,9 @@ t.test('a real capture on a terminal shows the pages as they are read', async (t
   const out = join(t.testdir(), 'captured.json')
   const main = new URL('../../lib/process/main.ts', import.meta.url).pathname
   const command = [process.execPath, ...TYPESCRIPT, main, 'capture', `http://127.0.0.1:${source.port}`, '--out', out].map((word) => `'${word}'`).join(' ')
-  // util-linux's script runs the command on a terminal of its own, and copies what it writes.
-  const { NODE_V8_COVERAGE } = process.env
-  const run = spawnSync('script', ['-qefc', command, '/dev/null'], { encoding: 'utf8', timeout: 60_000, env: childEnv(NODE_V8_COVERAGE === undefined ? {} : { NODE_V8_COVERAGE }) })
+  // util-linux's script runs the command on a terminal of its own, and copies what it writes. Its
+  // coverage comes through tap's process-info module, which tap adds to the NODE_OPTIONS of a child.
+  const run = spawnSync('script', ['-qefc', command, '/dev/null'], { encoding: 'utf8', timeout: 60_000, env: childEnv() })
   t.equal(run.status, 0, run.stdout)
   t.match(run.stdout, '\r\x1b[Kobject types: 50 of 163, page 1 of 4', 'the first page, drawn in place')
   t.match(run.stdout, '\r\x1b[Kobject types: 163 of 163, page 4 of 4\r\n', 'the last, which stays')

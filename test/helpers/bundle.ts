@@ -8,15 +8,14 @@ const ROOT = new URL('../..', import.meta.url).pathname
 
 /**
  * Lays the service out in `folder` as the image and the npm package hold it: `.ci/bundle.mjs`'s
- * dist/service beside the default profile and package.json, and no node_modules. Resolves with its
- * entry point. `metafile`: where esbuild's metadata of the build is written, as JSON.
+ * dist/service beside the default profile and package.json, and no node_modules. `metafile`: where
+ * esbuild's metadata of the build is written, as JSON.
  */
-export async function layOutBundle (folder: string, metafile?: string): Promise<string> {
+export async function layOutBundle (folder: string, metafile?: string): Promise<void> {
   const args = [join(ROOT, '.ci/bundle.mjs'), `--outdir=${join(folder, 'dist/service')}`, ...metafile === undefined ? [] : [`--metafile=${metafile}`]]
   await promisify(execFile)(process.execPath, args, { cwd: ROOT, env: childEnv(), timeout: 60_000 })
   await cp(join(ROOT, 'data'), join(folder, 'data'), { recursive: true })
   await cp(join(ROOT, 'package.json'), join(folder, 'package.json'))
-  return join(folder, 'dist/service/main.js')
 }
 
 /** The suite's own copy of what ships, laid out once a run, before the test files (test/before.ts). */

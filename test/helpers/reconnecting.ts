@@ -13,7 +13,7 @@ export interface Outcome {
   dropped: number
   /** Connects refused: the service no longer accepted. */
   refused: number
-  /** Each drop and any other error, for the test's message. */
+  /** Each drop, each answer other than a 200 (its status line and body), and any other error. */
   problems: string[]
 }
 
@@ -61,7 +61,7 @@ export function reconnectingClients (port: number, count: number, stop: Promise<
       if (buffer.length < headerEnd + 4 + length) return
       waiting = false
       outcome.answered++
-      if (!head.startsWith('HTTP/1.1 200 ')) outcome.problems.push(head.split('\r\n', 1)[0]!)
+      if (!head.startsWith('HTTP/1.1 200 ')) outcome.problems.push(`${head.split('\r\n', 1)[0]!} ${buffer.slice(headerEnd + 4)}`)
       if (/\r\nconnection: close\r\n/i.test(`${head}\r\n`)) {
         outcome.closing++
         return end(!stopped)

@@ -48,7 +48,7 @@ for (const [signal, how, env, group] of cases) {
     t.ok(outcome.closing > 0, `${outcome.closing} answers carried Connection: close`)
     t.comment(`${outcome.answered} answered, ${outcome.closing} with Connection: close, ${outcome.refused} connects refused, ${outcome.dropped} dropped`)
     // What the service said of its stop, for a failure's reader.
-    if (code !== 0 || outcome.dropped > 0) t.comment(`signalled at ${signalled}; the service's log:\n${server.output()}`)
+    if (code !== 0 || outcome.problems.length > 0) t.comment(`signalled at ${signalled}; the service's log:\n${server.output()}`)
   })
 }
 

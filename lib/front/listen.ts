@@ -27,6 +27,19 @@ export async function reservePort (port: number, host: string): Promise<number> 
   return chosen
 }
 
+/**
+ * For a cluster's primary: checks `host:port` as reservePort does, and returns the port to give
+ * its first worker. On Linux a port for the system to choose stays 0: the first worker's socket is
+ * given one that no socket holds, and the others bind it once that one listens (cluster.ts). The
+ * probe's port would be free from its close until the workers bind it, and the system may give
+ * it to another process meanwhile: one of the same user, sharing it (SO_REUSEPORT), would answer
+ * a share of the service's connections.
+ */
+export async function firstWorkerPort (port: number, host: string): Promise<number> {
+  const reserved = await reservePort(port, host)
+  return port === 0 && process.platform === 'linux' ? 0 : reserved
+}
+
 export interface Listening {
   server: HttpServer
   lifecycle: Lifecycle

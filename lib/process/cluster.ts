@@ -69,13 +69,15 @@ export function noWorkerAccepts (): Promise<void> {
 }
 
 /**
- * The primary of a multi-process service: forks `count` workers that share the port, replaces
+ * The primary of a multi-process service: forks `count` workers that share `port`, replaces
  * a worker that dies after it was serving, and on SIGTERM/SIGINT (its own or a worker's) has
  * every worker drain, then exits 0; workers still there after their shutdown budget (plus a
  * margin) are killed: exit 1. A second Ctrl-C kills them at once. A worker that dies before it ever
- * listened is a start-up failure: all stop, exit 1. `env` is added to the workers' environment.
+ * listened is a start-up failure: all stop, exit 1. Port 0 is the first worker's to be given: the
+ * others are forked once it listens, to bind the same one (front/listen.ts: firstWorkerPort).
  */
-export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, timing: Timing, logger: Logger): void {
+export function superviseWorkers (count: number, port: number, timing: Timing, logger: Logger): void {
+  const env = { PORT: String(port) }
   /** When the stop began: it runs once, whatever asks for it again. */
   let stoppingSince: number | undefined
   const workers = new Set<Worker>()
@@ -96,6 +98,10 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, timing:
     worker.on('message', (message) => {
       if (isListening(message)) {
         serving.add(worker)
+        if (env.PORT === '0' && stoppingSince === undefined) {
+          env.PORT = String(message.serving.port)
+          for (let i = 1; i < count; i++) fork()
+        }
         // One line for the service, once the first workers all serve; a replacement's adds nothing.
         if (!said && serving.size === count) {
           said = true
@@ -174,5 +180,5 @@ export function superviseWorkers (count: number, env: NodeJS.ProcessEnv, timing:
   process.on('SIGINT', signalled)
 
   logger.info({ workers: count }, 'starting workers')
-  for (let i = 0; i < count; i++) fork()
+  for (let i = 0; i < (port === 0 ? 1 : count); i++) fork()
 }

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net'
 import { pino } from 'pino'
 import { cluster } from '../builtins.ts'
 import { ConfigError, listenProblem, loadConfig, type Config } from '../config.ts'
-import { reservePort } from '../front/listen.ts'
+import { firstWorkerPort } from '../front/listen.ts'
 import { createService, load, type Loaded } from '../service.ts'
 import { reportListening, superviseWorkers } from './cluster.ts'
 import { collectForServing } from './collector.ts'
@@ -39,12 +39,12 @@ export async function serve (keepCode: () => void): Promise<void> {
     // worker starts. The workers bind the port themselves: PORT=0 must give them all the same one.
     let port: number
     try {
-      port = await reservePort(config.port, config.host)
+      port = await firstWorkerPort(config.port, config.host)
     } catch (error) {
       return stop(listenProblem(error as NodeJS.ErrnoException, config.port, config.host))
     }
     if (config.metrics) (await import('../metrics.ts')).serveClusterMetrics()
-    return superviseWorkers(config.workers, { PORT: String(port) }, config, logger)
+    return superviseWorkers(config.workers, port, config, logger)
   }
   const { catalog, tokens, faults } = loaded
   logger.info({ profile: config.profile, objectTypes: catalog.items.length, publicUrl: config.publicUrl, apiTokens: tokens.count }, 'profile loaded')

@@ -52,6 +52,19 @@ t.test('WORKERS=2: two processes share the port, a dead one is replaced, SIGTERM
   for (const pid of [second!, replacement!]) t.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `worker ${pid} is gone`)
 })
 
+t.test('WORKERS=2, PORT=0: the first worker is given a port no socket holds, the second binds it once the first listens', async (t) => {
+  const server = await start(t, { WORKERS: '2' })
+  const [first, second] = await workerPids(server, 2)
+  await logged(server, '"msg":"serving"')
+  const lines = server.output().split('\n')
+  const listening = (pid: number) => lines.findIndex((line) => line.startsWith('{"level":30,"time":') && line.includes(`"pid":${pid},`) &&
+    line.endsWith(`"msg":"Server listening at http://127.0.0.1:${server.port}"}`))
+  t.ok(listening(first!) > 0 && listening(second!) > 0, `both listen on the port the service says it serves on: ${server.port}`)
+  // The primary forks the second on the first's word that it listens, which it sends after its log line.
+  const started = lines.findIndex((line) => line.includes(`"pid":${second},`))
+  t.ok(started > listening(first!), 'the second worker says nothing before the first listens')
+})
+
 t.test('WORKERS=2: a port already taken stops the service before any worker starts, exit 1', async (t) => {
   const { port } = await start(t)
   const { code, output } = await run({ WORKERS: '2', PORT: String(port) }).exited

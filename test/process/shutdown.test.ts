@@ -46,6 +46,8 @@ for (const [signal, how, env, group] of cases) {
     t.same(outcome.problems, [], 'every answer a 200, no drop')
     t.ok(outcome.sent > 0 && outcome.answered === outcome.sent, `every request answered: ${outcome.answered} of ${outcome.sent}`)
     t.ok(outcome.closing > 0, `${outcome.closing} answers carried Connection: close`)
+    // A client told to leave connects again at once: refused, as nothing else listens on the port.
+    t.ok(outcome.refused > 0, `${outcome.refused} connects after the drain refused`)
     t.comment(`${outcome.answered} answered, ${outcome.closing} with Connection: close, ${outcome.refused} connects refused, ${outcome.dropped} dropped`)
     // What the service said of its stop, for a failure's reader.
     if (code !== 0 || outcome.problems.length > 0) t.comment(`signalled at ${signalled}; the service's log:\n${server.output()}`)

@@ -26,7 +26,7 @@ const ROOT = new URL('../..', import.meta.url).pathname
 const image = await mkdtemp(join(tmpdir(), 'inventory-bundle-'))
 t.teardown(() => rm(image, { recursive: true, force: true }))
 const META = join(image, 'dist/meta.json')
-await layOutBundle(image, META)
+await layOutBundle(image, { metafile: META })
 
 t.test('the bundle, alone with the profile and package.json, answers byte for byte as the source does', async (t) => {
   t.same((await readdir(image)).sort(), ['data', 'dist', 'package.json'], 'no node_modules beside it')

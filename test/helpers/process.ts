@@ -76,7 +76,10 @@ export function run (env: NodeJS.ProcessEnv, options: RunOptions = {}) {
 
 export type Service = ReturnType<typeof run> & { port: number }
 
-/** Starts the service and resolves with its port once it listens; stopped (SIGTERM) when the test ends. */
+/**
+ * Starts the service and resolves with its port once it serves (with WORKERS, once every worker
+ * listens: the primary's `serving` line); stopped (SIGTERM) when the test ends.
+ */
 export async function start (t: Test, env: NodeJS.ProcessEnv = {}, options: RunOptions = {}): Promise<Service> {
   const service = run(env, options)
   // SIGTERM, not SIGKILL: the child writes its coverage on a clean exit. Not awaited: its drain
@@ -93,10 +96,10 @@ export async function start (t: Test, env: NodeJS.ProcessEnv = {}, options: RunO
     service.exited.then(exited, exited)
   })
   let port: number | undefined
-  await until('the service to listen', () => {
+  await until('the service to serve', () => {
     if (service.child.exitCode !== null) throw new Error(`the service exited: ${service.output()}`)
-    const listening = /Server listening at http:\/\/(?:127\.0\.0\.1|\[::1?\]):(\d+)/.exec(service.output())
-    port = listening === null ? undefined : Number(listening[1])
+    const serving = /"port":(\d+),[^\n]*"msg":"serving"/.exec(service.output())
+    port = serving === null ? undefined : Number(serving[1])
     return port !== undefined
   })
   return { ...service, port: port! }

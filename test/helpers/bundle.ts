@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { cp } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { childEnv } from './process.ts'
+import { childEnv, withoutTapModule } from './process.ts'
 
 const ROOT = new URL('../..', import.meta.url).pathname
 
@@ -12,13 +12,12 @@ interface LayOut { metafile?: string, covered?: boolean }
 /**
  * Lays the service out in `folder` as the image and the npm package hold it: `.ci/bundle.mjs`'s
  * dist/service beside the default profile and package.json, and no node_modules. A build that is
- * not `covered` runs without tap's process-info module (env(1) sets its NODE_OPTIONS), which tap
- * adds to every child it sees spawned: the suite's own copy (test/before.ts) is made in every run,
- * of one test file too, and its coverage of the build script would be that run's.
+ * not `covered` runs without tap's process-info module: the suite's own copy (test/before.ts) is
+ * made in every run, of one test file too, and its coverage of the build script would be that run's.
  */
 export async function layOutBundle (folder: string, { metafile, covered = true }: LayOut = {}): Promise<void> {
   const args = [join(ROOT, '.ci/bundle.mjs'), `--outdir=${join(folder, 'dist/service')}`, ...metafile === undefined ? [] : [`--metafile=${metafile}`]]
-  const [command, ...rest] = covered ? [process.execPath, ...args] : ['env', 'NODE_OPTIONS=', process.execPath, ...args]
+  const [command, ...rest] = covered ? [process.execPath, ...args] : withoutTapModule(args)
   await promisify(execFile)(command!, rest, { cwd: ROOT, env: childEnv(), timeout: 60_000 })
   await cp(join(ROOT, 'data'), join(folder, 'data'), { recursive: true })
   await cp(join(ROOT, 'package.json'), join(folder, 'package.json'))

@@ -39,14 +39,21 @@ export interface RunOptions {
 }
 
 /**
+ * A Node command line that runs without tap's process-info module, which tap adds to the
+ * NODE_OPTIONS of every child it sees spawned: env(1) sets the child's own, `nodeOptions`.
+ */
+export function withoutTapModule (nodeArgs: string[], nodeOptions = ''): string[] {
+  return ['env', `NODE_OPTIONS=${nodeOptions}`, process.execPath, ...nodeArgs]
+}
+
+/**
  * The real entry point as a child process: by default the source, whose coverage Node writes where
- * tap gathers it. Not through tap's process-info module, which tap adds to the NODE_OPTIONS of
- * every child it sees spawned (env(1) sets the child's own): on Node 22 its loader runs on a thread
- * of its own, and took 0.5 to 0.8 s of every start.
+ * tap gathers it. Without tap's process-info module: on Node 22 its loader runs on a thread of its
+ * own, and took 0.5 to 0.8 s of every start.
  */
 function spawnMain (args: string[], env: NodeJS.ProcessEnv, { group = false, script, maxFiles, noCore, cgroup }: RunOptions) {
   const environment = childEnv(script === undefined && COVERAGE !== undefined ? { NODE_V8_COVERAGE: COVERAGE } : {})
-  const node = ['env', `NODE_OPTIONS=${env.NODE_OPTIONS ?? ''}`, process.execPath, ...(script === undefined ? [...TYPESCRIPT, MAIN] : [script]), ...args]
+  const node = withoutTapModule([...(script === undefined ? [...TYPESCRIPT, MAIN] : [script]), ...args], env.NODE_OPTIONS)
   // env and prlimit run the command in their own process, and the shell execs it in its own: the pid is the service's.
   const limits = [...maxFiles === undefined ? [] : [`--nofile=${maxFiles}`], ...noCore === undefined ? [] : ['--core=0']]
   const limited = limits.length === 0 ? node : ['prlimit', ...limits, '--', ...node]

@@ -33,7 +33,6 @@ for (const [mode, { env, code, stop }] of Object.entries(MODES)) {
     await Promise.all(Array.from({ length: 5 }, async (_, i) => {
       const service = await start(t, { ...env, FAULTS: faults }, i === 0 ? {} : { script: SUITE_BUNDLE })
       const lines = stdoutLines(service.child)
-      if ('WORKERS' in env) await logged(service, 'Server listening', 2)
       if ('SHUTDOWN_TIMEOUT_MS' in env) {
         // A request that is still delayed when the shutdown timeout is up; its client waits.
         const socket = connect(service.port, '127.0.0.1', () => socket.write('GET /api/status/ HTTP/1.1\r\nHost: a\r\n\r\n'))

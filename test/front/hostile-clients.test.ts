@@ -77,7 +77,9 @@ t.test('a client that pipelines and reads gets every answer, in order, on its co
 })
 
 t.test('the process-wide bound on waiting answers slows readers down but never cuts them off', async (t) => {
-  const service = await replica(t, { SEND_TIMEOUT_MS: '60000' })
+  // The bound slows the reader down; the service's timeouts must not cut it off first, also on a
+  // machine so busy that the reader's first request is read 10 s after its connect.
+  const service = await replica(t, { SEND_TIMEOUT_MS: '60000', HEADERS_TIMEOUT_MS: '60000', REQUEST_TIMEOUT_MS: '60000' })
   // Clients that never read hold more answers than the process lets wait.
   const hogs = MAX_WAITING_ANSWERS_IN_PROCESS / MAX_WAITING_ANSWERS + 20
   const sockets = Array.from({ length: hogs }, () => {
@@ -99,10 +101,13 @@ t.test('clients that pipeline and never read are held by back-pressure, then clo
   const service = await replica(t, { SEND_TIMEOUT_MS: String(SEND_TIMEOUT_MS) })
   const request = GET('/api/schema/')
   const idleDescriptors = descriptors(service.child.pid!)
-  // A whole read of Node's at a time on 10 connections: more than the kernel's buffers take, so answers wait.
+  // On 10 connections, more answers than the kernel's buffers of both ends take at their largest, so answers wait.
+  const largest = (file: string) => Number(readFileSync(`/proc/sys/net/ipv4/${file}`, 'utf8').trim().split(/\s+/)[2])
+  const answerBytes = (await fetch(service.port, '/api/schema/', { headers: { host: 'inv.example.com' } })).body.length
+  const count = Math.ceil((largest('tcp_rmem') + largest('tcp_wmem')) / answerBytes) + 1
   const sockets = Array.from({ length: 10 }, () => {
     const chunks: Buffer[] = []
-    const socket = connect(service.port, '127.0.0.1', () => socket.write(request.repeat(1700)))
+    const socket = connect(service.port, '127.0.0.1', () => socket.write(request.repeat(count)))
     socket.pause()
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
     socket.on('data', (chunk) => chunks.push(chunk))
@@ -120,7 +125,7 @@ t.test('clients that pipeline and never read are held by back-pressure, then clo
     return true
   }, DEADLINE_MS)
   const answered = sockets.map(({ chunks }) => answersIn(Buffer.concat(chunks)))
-  t.ok(Math.max(...answered.map((answers) => answers.length)) < 1700, `closed by the service before all 1,700 were answered (most: ${Math.max(...answered.map((answers) => answers.length))})`)
+  t.ok(Math.max(...answered.map((answers) => answers.length)) < count, `closed by the service before all ${count} were answered (most: ${Math.max(...answered.map((answers) => answers.length))})`)
   t.same(answered.flat().filter((answer) => answer.status !== 200), [], 'what was written is whole answers, every one a 200')
   await holds(t, service, 96)
 
@@ -323,7 +328,9 @@ t.test('a Redis reply past 64 KiB is cut at once: 100 MB, endless, a 100 MB erro
     // Each connection's reply is cut, and the next connection polled again.
     await until(`${what}: three connections`, () => seen.connections >= 3)
     t.match((await fetch(service.port, '/metrics')).body, /^inventory_redis_up 0$/m, `${what}: Redis reported down`)
-    t.match(service.output(), 'unreachable (a reply of more than 65536 bytes)', `${what}: logged as a reply too large`)
+    // Logged once a spell: as too large, or, where a busy machine kept the replica from reading the
+    // first reply before its poll's time was up, as no answer (the cut is then what seen.mostWritten shows).
+    t.match(service.output(), /unreachable \((a reply of more than 65536 bytes|no answer within 2500 ms)\); serving the last worker count/, `${what}: logged once, as a reply too large (or, on a busy machine, as unanswered)`)
     // What the kernel's buffers take on both ends, and no more: a reply is never read far.
     t.ok(seen.mostWritten < 32 * 2 ** 20, `${what}: a connection closed after ${(seen.mostWritten / 2 ** 20).toFixed(1)} MiB`)
     // The image idles at 72 MiB, and stays under 150; this TypeScript run idles higher, so its growth is what counts.

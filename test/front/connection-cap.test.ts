@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { converse, DEPLOYMENT, GET, holds, residentMiB } from '../helpers/hostile.ts'
+import { converse, DEPLOYMENT, GET, holds, LOADED, residentMiB } from '../helpers/hostile.ts'
 import { logged, start } from '../helpers/process.ts'
 import { until } from '../helpers/wait.ts'
 
@@ -38,7 +38,7 @@ t.test('connections beyond MAX_CONNECTIONS get a JSON 503 at once and are closed
   await holds(t, { ...small, idleMiB: residentMiB(small.child.pid!) })
 
   // The default: what the heap limit holds.
-  const service = await start(t, DEPLOYMENT)
+  const service = await start(t, DEPLOYMENT, LOADED)
   const idleMiB = residentMiB(service.child.pid!)
   await logged(service, '"msg":"serving"')
   const { maxConnections } = JSON.parse(service.output().split('\n').find((line) => line.includes('"msg":"serving"'))!)

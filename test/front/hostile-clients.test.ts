@@ -12,7 +12,7 @@ import { fetch } from '../helpers/http.ts'
 import { readings, urlWith } from '../helpers/token-urls.ts'
 import { command, logged, start } from '../helpers/process.ts'
 import { cgroupSkip, memoryLimited } from '../helpers/cgroup.ts'
-import { answersIn, assertAnswers, converse, DEPLOYMENT, descriptors, GET, holds, peakMiB, replica, wellFormed, type Answer } from '../helpers/hostile.ts'
+import { answersIn, assertAnswers, converse, DEPLOYMENT, descriptors, GET, holds, LOADED, peakMiB, replica, wellFormed, type Answer } from '../helpers/hostile.ts'
 import { DEADLINE_MS, until } from '../helpers/wait.ts'
 
 // Clients that mean harm, over raw sockets, against the service as a process with the heap limit of
@@ -66,7 +66,7 @@ async function pipeline (port: number, asked: Asked[]): Promise<{ answered: numb
 }
 
 t.test('a client that pipelines and reads gets every answer, in order, on its connection, at any depth', async (t) => {
-  const service = await replica(t)
+  const service = await replica(t, {}, LOADED)
   for (const depth of [MAX_WAITING_ANSWERS + 2, 18, 100, 1000, 5000]) {
     const result = await pipeline(service.port, mix(depth, `d${depth}`))
     t.same(result, { answered: depth, wrong: undefined, closed: true }, `${depth} requests in one write: ${depth} answers, each its request's, then the close asked for`)
@@ -79,7 +79,7 @@ t.test('a client that pipelines and reads gets every answer, in order, on its co
 t.test('the process-wide bound on waiting answers slows readers down but never cuts them off', async (t) => {
   // The bound slows the reader down; the service's timeouts must not cut it off first, also on a
   // machine so busy that the reader's first request is read 10 s after its connect.
-  const service = await replica(t, { SEND_TIMEOUT_MS: '60000', HEADERS_TIMEOUT_MS: '60000', REQUEST_TIMEOUT_MS: '60000' })
+  const service = await replica(t, { SEND_TIMEOUT_MS: '60000', HEADERS_TIMEOUT_MS: '60000', REQUEST_TIMEOUT_MS: '60000' }, LOADED)
   // Clients that never read hold more answers than the process lets wait.
   const hogs = MAX_WAITING_ANSWERS_IN_PROCESS / MAX_WAITING_ANSWERS + 20
   const sockets = Array.from({ length: hogs }, () => {
@@ -98,7 +98,7 @@ t.test('the process-wide bound on waiting answers slows readers down but never c
 
 t.test('clients that pipeline and never read are held by back-pressure, then closed by the send timeout', async (t) => {
   const SEND_TIMEOUT_MS = 2000
-  const service = await replica(t, { SEND_TIMEOUT_MS: String(SEND_TIMEOUT_MS) })
+  const service = await replica(t, { SEND_TIMEOUT_MS: String(SEND_TIMEOUT_MS) }, LOADED)
   const request = GET('/api/schema/')
   const idleDescriptors = descriptors(service.child.pid!)
   // On 10 connections, more answers than the kernel's buffers of both ends take at their largest, so answers wait.
@@ -132,7 +132,7 @@ t.test('clients that pipeline and never read are held by back-pressure, then clo
   // 1,000 connections of 16 that read only after a while: their answers wait in the kernel's buffers
   // or, on a machine short of them (another test's crowd), in the process, and each gets all 16.
   // Their own replica, whose send timeout is longer than the while.
-  const patient = await replica(t, { SEND_TIMEOUT_MS: '60000' })
+  const patient = await replica(t, { SEND_TIMEOUT_MS: '60000' }, LOADED)
   const crowd = Array.from({ length: 1000 }, () => {
     const chunks: Buffer[] = []
     const socket = connect(patient.port, '127.0.0.1', () => socket.write(request.repeat(16)))
@@ -204,7 +204,7 @@ function faultsFile (t: Test, faults: unknown, name = 'faults.json'): string {
 }
 
 t.test('delayed requests whose clients leave are released at once: 10,000 abandoned, then autocannon timing out', async (t) => {
-  const service = await replica(t, { FAULTS: faultsFile(t, { headers: true, rules: [{ path: '/api/status/', delay: { ms: 10_000 } }] }) })
+  const service = await replica(t, { FAULTS: faultsFile(t, { headers: true, rules: [{ path: '/api/status/', delay: { ms: 10_000 } }] }) }, LOADED)
   const idleDescriptors = descriptors(service.child.pid!)
   // Half leave with a FIN (their end of the connection), half with a reset; 500 at a time. Each delay
   // held its request, timer and socket for a minute: at the 64 MiB heap, 10,000 of them would not fit.

@@ -66,7 +66,7 @@ async function pipeline (port: number, asked: Asked[]): Promise<{ answered: numb
 }
 
 t.test('a client that pipelines and reads gets every answer, in order, on its connection, at any depth', async (t) => {
-  const service = await replica(t, {}, LOADED)
+  const service = await replica(t)
   for (const depth of [MAX_WAITING_ANSWERS + 2, 18, 100, 1000, 5000]) {
     const result = await pipeline(service.port, mix(depth, `d${depth}`))
     t.same(result, { answered: depth, wrong: undefined, closed: true }, `${depth} requests in one write: ${depth} answers, each its request's, then the close asked for`)
@@ -204,7 +204,7 @@ function faultsFile (t: Test, faults: unknown, name = 'faults.json'): string {
 }
 
 t.test('delayed requests whose clients leave are released at once: 10,000 abandoned, then autocannon timing out', async (t) => {
-  const service = await replica(t, { FAULTS: faultsFile(t, { headers: true, rules: [{ path: '/api/status/', delay: { ms: 10_000 } }] }) }, LOADED)
+  const service = await replica(t, { FAULTS: faultsFile(t, { headers: true, rules: [{ path: '/api/status/', delay: { ms: 10_000 } }] }) })
   const idleDescriptors = descriptors(service.child.pid!)
   // Half leave with a FIN (their end of the connection), half with a reset; 500 at a time. Each delay
   // held its request, timer and socket for a minute: at the 64 MiB heap, 10,000 of them would not fit.

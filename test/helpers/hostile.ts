@@ -88,9 +88,9 @@ export function residentMiB (pid: number): number {
 export type Replica = Service & { idleMiB: number }
 
 /**
- * How the cases that load a replica with thousands of requests run it: what ships, the suite's
+ * How the cases that load a replica with thousands of clients run it: what ships, the suite's
  * bundle. Coverage's counting triples what a request of the source costs; the code the loads take
- * is counted in the cases of few requests.
+ * is counted where it is tested, from the source.
  */
 export const LOADED: RunOptions = { script: SUITE_BUNDLE }
 

@@ -79,7 +79,7 @@ t.test('a client that pipelines and reads gets every answer, in order, on its co
 t.test('the process-wide bound on waiting answers slows readers down but never cuts them off', async (t) => {
   // The bound slows the reader down; the service's timeouts must not cut it off first, also on a
   // machine so busy that the reader's first request is read 10 s after its connect.
-  const service = await replica(t, { SEND_TIMEOUT_MS: '60000', HEADERS_TIMEOUT_MS: '60000', REQUEST_TIMEOUT_MS: '60000' }, LOADED)
+  const service = await replica(t, { SEND_TIMEOUT_MS: '60000', HEADERS_TIMEOUT_MS: '60000', REQUEST_TIMEOUT_MS: '60000' })
   // Clients that never read hold more answers than the process lets wait.
   const hogs = MAX_WAITING_ANSWERS_IN_PROCESS / MAX_WAITING_ANSWERS + 20
   const sockets = Array.from({ length: hogs }, () => {

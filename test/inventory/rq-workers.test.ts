@@ -46,17 +46,20 @@ t.test('the RQ worker count comes from Redis, survives an outage and recovers', 
   await statusShows(app, 2)
   t.pass('workers registered and removed show up in the next polls')
 
+  // Counted from the outage on: on a busy machine a poll before it may have gone unanswered in its time.
+  const before = lines.length
+  const since = (line: string) => lines.slice(before).filter((said) => said.startsWith(line))
   await stopRedis(redis)
-  await until('the outage logged', () => lines.some((line) => line.startsWith(`Redis at 127.0.0.1:${port} unreachable`)))
+  await until('the outage logged', () => since(`Redis at 127.0.0.1:${port} unreachable`).length > 0)
   await new Promise((resolve) => setTimeout(resolve, 300))
-  t.equal(lines.filter((line) => line.startsWith(`Redis at 127.0.0.1:${port} unreachable`)).length, 1, 'the outage is logged once')
-  t.match(lines.find((line) => line.startsWith(`Redis at 127.0.0.1:${port} unreachable`)), 'serving the last worker count, 2')
+  t.equal(since(`Redis at 127.0.0.1:${port} unreachable`).length, 1, 'the outage is logged once')
+  t.match(since(`Redis at 127.0.0.1:${port} unreachable`)[0], 'serving the last worker count, 2')
   await statusShows(app, 2)
 
   redis = await startRedis(port)
   await admin.sadd('rq:workers', 'rq:worker:d')
   await statusShows(app, 1)
-  t.equal(lines.filter((line) => line === 'Redis reachable again').length, 1, 'and the recovery')
+  t.equal(since('Redis reachable again').length, 1, 'and the recovery')
   t.ok(polls.includes(undefined) && polls.at(-1) === 1, 'every poll is reported, failed ones as undefined')
 
   const etag = (await get(app, '/api/status/')).headers.etag

@@ -49,11 +49,12 @@ t.test('the RQ worker count comes from Redis, survives an outage and recovers', 
   // Counted from the outage on: on a busy machine a poll before it may have gone unanswered in its time.
   const before = lines.length
   const since = (line: string) => lines.slice(before).filter((said) => said.startsWith(line))
+  const unreachable = `Redis at 127.0.0.1:${port} unreachable`
   await stopRedis(redis)
-  await until('the outage logged', () => since(`Redis at 127.0.0.1:${port} unreachable`).length > 0)
+  await until('the outage logged', () => since(unreachable).length > 0)
   await new Promise((resolve) => setTimeout(resolve, 300))
-  t.equal(since(`Redis at 127.0.0.1:${port} unreachable`).length, 1, 'the outage is logged once')
-  t.match(since(`Redis at 127.0.0.1:${port} unreachable`)[0], 'serving the last worker count, 2')
+  t.equal(since(unreachable).length, 1, 'the outage is logged once')
+  t.match(since(unreachable)[0], 'serving the last worker count, 2')
   await statusShows(app, 2)
 
   redis = await startRedis(port)

@@ -1,8 +1,11 @@
 import t from 'tap'
+import assert from 'node:assert'
+import { once } from 'node:events'
 import { createRequire } from 'node:module'
 import { readFile } from 'node:fs/promises'
 import http2 from 'node:http2'
 import https from 'node:https'
+import workerThreads from 'node:worker_threads'
 import * as deferredHttp2 from '../../lib/deferred/http2.ts'
 import * as deferredHttps from '../../lib/deferred/https.ts'
 
@@ -32,4 +35,26 @@ t.test('the type-is stand-in answers request.is() as type-is does, loading it on
     t.equal(deferred(request, [...types]), typeIs(request, [...types]), `${JSON.stringify(request.headers)} is ${types.join(' or ')}`)
   }
   t.equal(deferred(json, ['json']), 'json')
+})
+
+t.test('the node:assert stand-in asserts as node:assert does', async (t) => {
+  const require = createRequire(import.meta.url)
+  const deferred = require('../../lib/deferred/assert.cjs') as typeof assert
+  t.equal(deferred(1, 'never thrown'), undefined, 'a true value passes')
+  t.throws(() => deferred(0, 'the reason'), new assert.AssertionError({ message: 'the reason', actual: 0, expected: true, operator: '==' }))
+  const own = new TypeError('its own error')
+  t.throws(() => deferred('', own), own, 'an error given as the message is thrown')
+  t.equal(deferred.strictEqual, assert.strictEqual, 'any other function is node:assert\'s')
+  t.throws(() => deferred.strictEqual(typeof 1, 'string'), { code: 'ERR_ASSERTION', actual: 'number', expected: 'string' })
+})
+
+t.test('the node:worker_threads stand-in says it is the main thread, and makes node:worker_threads\' workers', async (t) => {
+  const require = createRequire(import.meta.url)
+  const deferred = require('../../lib/deferred/worker-threads.cjs') as typeof workerThreads
+  t.equal(deferred.isMainThread, workerThreads.isMainThread, 'the test runs on the main thread')
+  t.equal(deferred.MessageChannel, workerThreads.MessageChannel, 'any other export is node:worker_threads\'')
+  const worker = new deferred.Worker('require("node:worker_threads").parentPort.postMessage(require("node:worker_threads").isMainThread)', { eval: true })
+  t.ok(worker instanceof workerThreads.Worker, 'a Worker of node:worker_threads')
+  t.same(await once(worker, 'message'), [false], 'the worker runs, off the main thread')
+  t.same(await once(worker, 'exit'), [0])
 })

@@ -99,7 +99,7 @@ t.test('serving loads Fastify, and no @fastify/swagger (imported when the docume
   t.ok(builtins.includes('node:http'), 'node:http, as the check reads them')
 })
 
-t.test('serving without a tokens file loads no node:crypto, which Node takes longer to load than any other built-in', async (t) => {
+t.test('serving without a tokens file loads no node:crypto (Node takes longer to load it than any other built-in), node:assert or node:worker_threads', async (t) => {
   const list = join(image, 'builtins-loaded.txt')
   const port = await freePort()
   // env(1) sets NODE_OPTIONS last: the test runner adds a module of its own, which loads node:crypto, to a child's.
@@ -118,6 +118,8 @@ t.test('serving without a tokens file loads no node:crypto, which Node takes lon
   const builtins = (await readFile(list, 'utf8')).trim().split('\n')
   t.ok(builtins.includes('http') && builtins.includes('internal/http'), 'the list is of the serving process')
   t.same(builtins.filter((name) => /crypto/.test(name)), [], 'none of node:crypto\'s modules')
+  // Fastify, find-my-way and pino require them as they load; the bundle gives them lib/deferred's stand-ins.
+  t.same(builtins.filter((name) => /^(assert|internal\/assert\/.*|worker_threads|internal\/worker(\/io|\/messaging)?)$/.test(name)), [], 'none of node:assert\'s and node:worker_threads\' own modules')
 })
 
 t.test('npm start and the image start the service with the Node flags and environment the benchmarks use', async (t) => {

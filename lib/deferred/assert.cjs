@@ -12,4 +12,5 @@ function ok (value, ...message) {
   if (!value) load()(value, ...message)
 }
 
-module.exports = new Proxy(ok, { get: (_ok, name) => load()[name] })
+// Called as it is (@fastify/sensible asserts on every Cache-Control it sets); what it does not have, node:assert gives.
+module.exports = Object.setPrototypeOf(ok, new Proxy({}, { get: (_target, name) => load()[name] }))

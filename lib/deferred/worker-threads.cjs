@@ -12,4 +12,5 @@ function Worker (...args) {
   return new (load().Worker)(...args)
 }
 
-module.exports = new Proxy({ isMainThread: true, Worker }, { get: (target, name) => name in target ? target[name] : load()[name] })
+// What it does not have, node:worker_threads gives.
+module.exports = Object.setPrototypeOf({ isMainThread: true, Worker }, new Proxy({}, { get: (_target, name) => load()[name] }))

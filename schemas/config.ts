@@ -85,7 +85,7 @@ export const Environment = Type.Object({
     accepts: 'neutral or reference',
   }),
   CACHE_MAX_MB: countOrUnset('MiB of rendered answers each process keeps', 'an eighth of the heap limit, at most 4'),
-  FAULTS: Type.Optional(text(undefined, 'delays, errors and broken connections to inject, by route (see "Rehearsing failures"); re-read on change and on SIGHUP',
+  FAULTS: Type.Optional(text(undefined, 'delays, errors and broken connections to inject, by route (see the README, "Rehearsing failures"); re-read on change and on SIGHUP',
     'the path of a faults JSON file', 'no fault is injected')),
 })
 

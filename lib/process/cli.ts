@@ -33,6 +33,6 @@ export async function run ([command = 'serve', ...args]: string[], keepCode = ()
       process.stdout.write(`${version()}\n`)
       break
     default:
-      process.exitCode = wrongUsage(`unknown command ${JSON.stringify(command)}`, Object.values(COMMANDS).map((c) => c.usage).join(' | '))
+      process.exitCode = wrongUsage(`unknown command ${JSON.stringify(command)}`, `[${Object.values(COMMANDS).map((c) => c.usage).join(' | ')}]`)
   }
 }

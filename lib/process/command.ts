@@ -18,9 +18,12 @@ export function commandArgs<Options extends NonNullable<ParseArgsConfig['options
   }
 }
 
+/** The command a user types: package.json's `bin`, which an install and npx put on the PATH. */
+export const PROGRAM = 'inventory-status-api'
+
 /** Reports a wrong command line, the problem and the usage on stderr; the exit code, 2. */
 export function wrongUsage (problem: string, usage: string): number {
-  process.stderr.write(`${problem}\nusage: ${usage}\n`)
+  process.stderr.write(`${problem}\nusage: ${PROGRAM} ${usage}\n`)
   return 2
 }
 

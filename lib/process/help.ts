@@ -1,5 +1,5 @@
 import { setting, VARIABLES } from '../../schemas/config.ts'
-import { COMMANDS } from './command.ts'
+import { COMMANDS, PROGRAM } from './command.ts'
 
 /** `help`: the commands and every environment variable, from the same declarations as the checks. */
 export function help (): string {
@@ -10,8 +10,9 @@ export function help (): string {
     return `  ${name.padEnd(22)}${when}\n      ${description}\n      accepts ${accepts}\n`
   })
   return [
-    'inventory-status-api: the inventory service\'s read-only status and object-type API\n\n',
-    'usage: node dist/service/main.js [command]   (npm start serves)\n\n',
+    `${PROGRAM}: the inventory service's read-only status and object-type API\n\n`,
+    `usage: ${PROGRAM} [command]   (serve when none is given)\n`,
+    '  in the image, the command follows the image\'s name; in a clone, node dist/service/main.js [command]\n\n',
     'commands:\n', ...commands,
     '\nenvironment variables of serve:\n', ...variables,
   ].join('')

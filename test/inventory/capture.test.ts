@@ -346,7 +346,7 @@ t.test('what stops a capture: a message that names the problem, exit 1, no file'
 
 t.test('a wrong command line: the problem and the usage, exit 2, nothing asked; help, exit 0', async (t) => {
   const { base, requests } = await deployment(t)
-  const usage = 'usage: capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] [--faults-out <file> [--samples <n>]] (the token may come from INVENTORY_TOKEN instead)\n'
+  const usage = 'usage: inventory-status-api capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] [--faults-out <file> [--samples <n>]] (the token may come from INVENTORY_TOKEN instead)\n'
   // The command itself, in this process: its exit code, and what it writes to stderr (stdout,
   // where tap writes, is checked with the processes below).
   const captureIn = async (args: string[]) => {
@@ -372,7 +372,7 @@ t.test('a wrong command line: the problem and the usage, exit 2, nothing asked; 
     t.same(await captureIn(args), { code: 2, stderr: `${problem}\n${usage}` }, problem)
   }
   // node:util's own words, which vary with Node's version.
-  t.match(await captureIn([base, '--bogus']), { code: 2, stderr: /^Unknown option '--bogus'.*\nusage: capture <base-url> /s })
+  t.match(await captureIn([base, '--bogus']), { code: 2, stderr: /^Unknown option '--bogus'.*\nusage: inventory-status-api capture <base-url> /s })
   // Through the entry point, as processes.
   t.same(await command(['capture']), { code: 2, stdout: '', stderr: `expected one base URL, got 0\n${usage}` })
   t.same(await command(['capture', base], { INVENTORY_TOKEN: '' }), { code: 2, stdout: '', stderr: `the token is empty\n${usage}` })
@@ -380,14 +380,14 @@ t.test('a wrong command line: the problem and the usage, exit 2, nothing asked; 
   t.same(await command(['survey']), {
     code: 2,
     stdout: '',
-    stderr: 'unknown command "survey"\nusage: serve | capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] [--faults-out <file> [--samples <n>]] | validate <profile-file> | help | version\n',
+    stderr: 'unknown command "survey"\nusage: inventory-status-api [serve | capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] [--faults-out <file> [--samples <n>]] | validate <profile-file> | help | version]\n',
   })
   const helps = await Promise.all(['help', '--help', '-h'].map((asked) => command([asked])))
   t.same(helps, Array(3).fill({ code: 0, stdout: help(), stderr: '' }), 'help, --help and -h print the help')
   t.same(await command(['serve', '--port', '80']), {
     code: 2,
     stdout: '',
-    stderr: 'serve takes no arguments (configuration comes from the environment), got --port 80\nusage: serve\n',
+    stderr: 'serve takes no arguments (configuration comes from the environment), got --port 80\nusage: inventory-status-api serve\n',
   })
 })
 
@@ -407,5 +407,5 @@ t.test('validate: the start-up check of a profile, with its message, for CI', as
   t.equal(service.output(), `${message}\n`, 'the line the service writes when it refuses to start')
   const missing = join(dir, 'missing.json')
   t.same(await command(['validate', missing]), { code: 1, stdout: '', stderr: `Bad profile ${missing}: cannot be read (ENOENT: no such file or directory, open '${missing}')\n` })
-  t.same(await command(['validate']), { code: 2, stdout: '', stderr: 'expected one profile file, got 0\nusage: validate <profile-file>\n' })
+  t.same(await command(['validate']), { code: 2, stdout: '', stderr: 'expected one profile file, got 0\nusage: inventory-status-api validate <profile-file>\n' })
 })

@@ -15,7 +15,7 @@ import { DEADLINE_MS, until } from '../helpers/wait.ts'
  * and stops cleanly on SIGTERM.
  */
 const ROOT = new URL('../..', import.meta.url).pathname
-const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+const { version, bin } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string, bin: Record<string, string> }
 const run = promisify(execFile)
 const folder = await mkdtemp(join(tmpdir(), 'inventory-package-'))
 t.teardown(() => rm(folder, { recursive: true, force: true }))
@@ -41,7 +41,10 @@ t.test('installed from the tarball into an empty folder, its command serves the 
   const command = join(home, 'node_modules/.bin/inventory-status-api')
   const exec = (...args: string[]) => run(command, args, { cwd: home, env, timeout: DEADLINE_MS })
   t.equal((await exec('--version')).stdout, `${version}\n`)
-  t.match((await exec('help')).stdout, /serve[^]*capture[^]*validate/)
+  const helped = (await exec('help')).stdout
+  t.match(helped, /serve[^]*capture[^]*validate/)
+  t.match(helped, `\nusage: ${Object.keys(bin)[0]} [command]   (serve when none is given)\n`, 'the usage names the command as installed')
+  t.match(await exec('validate').catch((error: { code: number, stderr: string }) => error), { code: 2, stderr: `expected one profile file, got 0\nusage: ${Object.keys(bin)[0]} validate <profile-file>\n` }, 'and so does a wrong command line')
   const profile = join(home, 'node_modules/inventory-status-api/data/default-inventory.json')
   t.equal((await exec('validate', profile)).stdout, `${profile}: a valid profile, service-version 4.3.7, 163 object types\n`)
 

@@ -1,12 +1,14 @@
 // `npm run bundle`: the service as the image and the npm package ship it, in dist/service. esbuild
 // makes the commands one CommonJS file, commands.cjs, which the entry point main.js loads with the
 // code V8 compiled of it at the last start (lib/process/code-cache.ts), and the image's healthcheck
-// a file of its own; beside them, each file's licence comments (*.LEGAL.txt) and
+// a file of its own; the packages that only a setting or a rare request loads, a file each
+// (ON_DEMAND); beside them, each file's licence comments (*.LEGAL.txt) and
 // THIRD-PARTY-LICENSES.txt, the licence of every package the bundle holds.
-// `--outdir=` and `--metafile=` (esbuild's metadata of both builds, as JSON) are for the tests.
+// `--outdir=` and `--metafile=` (esbuild's metadata of the builds, as JSON) are for the tests.
 import { build } from 'esbuild'
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { createRequire } from 'node:module'
+import { join, relative } from 'node:path'
 
 const option = (name) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
 const outdir = option('outdir') ?? 'dist/service'
@@ -37,6 +39,35 @@ const shared = {
   metafile: true,
 }
 
+/**
+ * Packages that only a setting or a rare request loads, each its own file beside the commands' file,
+ * whose `require` loads it on first use: a start reads the commands' text less these. ioredis for
+ * REDIS_URL; @fastify/swagger, with yaml, for the OpenAPI document; jsonc-parser for a file that is not
+ * valid JSON (as lib/deferred/jsonc-parser.cjs requires it). prom-client (METRICS) and type-is stay in
+ * the commands' file: shorter than Node's threshold of about 1 MB, its text would become a string in
+ * V8's heap rather than one outside it, which costs a start more than the shorter read saves.
+ */
+const ON_DEMAND = {
+  ioredis: { file: 'ioredis', entry: 'ioredis' },
+  '@fastify/swagger': { file: 'fastify-swagger', entry: '@fastify/swagger' },
+  '../../node_modules/jsonc-parser/lib/esm/main.js': { file: 'jsonc-parser', entry: 'jsonc-parser/lib/esm/main.js' },
+}
+const resolve = createRequire(import.meta.url).resolve
+const onDemand = await build({
+  ...shared,
+  entryPoints: Object.fromEntries(Object.values(ON_DEMAND).map(({ file, entry }) => [file, relative(process.cwd(), resolve(entry))])),
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
+})
+/** In the commands' file, an import of an ON_DEMAND package is a require of its file. */
+const onDemandFiles = {
+  name: 'on-demand-files',
+  setup (build) {
+    const paths = Object.keys(ON_DEMAND).map((path) => path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+    build.onResolve({ filter: new RegExp(`^(${paths.join('|')})$`) }, ({ path }) => ({ path: `./${ON_DEMAND[path].file}.cjs`, external: true }))
+  },
+}
+
 // The commands' file is one function, whose text Node reads as it is and V8 compiles with the
 // code kept: CommonJS's arguments, and import.meta's url, which the loader gives.
 const IMPORT_META_URL = '__importMetaUrl'
@@ -48,6 +79,7 @@ const commands = await build({
   define: { 'import.meta.url': IMPORT_META_URL },
   banner: { js: `(function (exports, require, module, __filename, __dirname, ${IMPORT_META_URL}) {` },
   footer: { js: '})' },
+  plugins: [onDemandFiles],
 })
 
 /** The entry point's import of the commands (main.ts's, the one there is), made the loader of the commands' file. */
@@ -71,7 +103,8 @@ const entries = await build({
   format: 'esm',
   plugins: [commandsFile],
 })
-const metafile = { inputs: { ...entries.metafile.inputs, ...commands.metafile.inputs }, outputs: { ...entries.metafile.outputs, ...commands.metafile.outputs } }
+const builds = [entries, commands, onDemand]
+const metafile = { inputs: Object.assign({}, ...builds.map(({ metafile }) => metafile.inputs)), outputs: Object.assign({}, ...builds.map(({ metafile }) => metafile.outputs)) }
 if (option('metafile') !== undefined) writeFileSync(option('metafile'), JSON.stringify(metafile))
 
 /** Each package folder the bundle takes code from: the innermost node_modules/<name> of an input. */

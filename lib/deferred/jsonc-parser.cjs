@@ -1,8 +1,9 @@
 'use strict'
 /**
  * jsonc-parser as lib/json-file.ts gets it in the bundle (package.json's `bundle` aliases it
- * here): loaded on first use, when a file read is not valid JSON. Loading it builds some 1,200
- * strings of indentation for its formatter, which the service never calls.
+ * here): loaded on first use, when a file read is not valid JSON, from a file of its own beside the
+ * commands' file (the bundle's ON_DEMAND). Loading it builds some 1,200 strings of indentation for
+ * its formatter, which the service never calls.
  */
 let jsoncParser
 exports.parse = function deferredParse (...args) {

@@ -29,8 +29,9 @@ const tarball = join(folder, `inventory-status-api-${version}.tgz`)
 t.test('the tarball holds what runs and what a user reads, nothing of the tests or benchmarks', async (t) => {
   const files = (await run('tar', ['tzf', tarball])).stdout.trim().split('\n').map((file) => file.replace(/^package\//, ''))
   t.same(files.sort(), ['CHANGELOG.md', 'LICENSE', 'README.md', 'data/default-inventory.json', 'dist/service/THIRD-PARTY-LICENSES.txt',
-    'dist/service/commands.cjs', 'dist/service/commands.cjs.LEGAL.txt', 'dist/service/healthcheck.js', 'dist/service/main.js', 'package.json'],
-  'the bundle: its entry point, the commands\' file with its licence comments, the healthcheck')
+    'dist/service/commands.cjs', 'dist/service/commands.cjs.LEGAL.txt', 'dist/service/fastify-swagger.cjs', 'dist/service/healthcheck.js',
+    'dist/service/ioredis.cjs', 'dist/service/jsonc-parser.cjs', 'dist/service/main.js', 'package.json'],
+  'the bundle: its entry point, the commands\' file with its licence comments, the healthcheck, the packages loaded on demand')
 })
 
 t.test('installed from the tarball into an empty folder, its command serves the default profile, capture and validate, and stops on SIGTERM', async (t) => {

@@ -40,12 +40,13 @@ const shared = {
 }
 
 /**
- * Packages that only a setting or a rare request loads, each its own file beside the commands' file,
- * whose `require` loads it on first use: a start reads the commands' text less these. ioredis for
- * REDIS_URL; @fastify/swagger, with yaml, for the OpenAPI document; jsonc-parser for a file that is not
- * valid JSON (as lib/deferred/jsonc-parser.cjs requires it). prom-client (METRICS) and type-is stay in
- * the commands' file: shorter than Node's threshold of about 1 MB, its text would become a string in
- * V8's heap rather than one outside it, which costs a start more than the shorter read saves.
+ * Packages that only a setting or a rare request loads, each its own file beside the commands'
+ * file, whose `require` loads it on first use, so that a start reads the commands' text without
+ * them: ioredis for REDIS_URL; @fastify/swagger, with yaml, for the OpenAPI document; jsonc-parser
+ * for a file that is not valid JSON (as lib/deferred/jsonc-parser.cjs requires it). prom-client
+ * (METRICS) and type-is stay in the commands' file: shorter than Node's threshold of about 1 MB,
+ * its text would become a string in V8's heap rather than one outside it, which costs a start more
+ * than the shorter read saves.
  */
 const ON_DEMAND = {
   ioredis: { file: 'ioredis', entry: 'ioredis' },

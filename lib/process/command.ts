@@ -35,6 +35,6 @@ export const COMMANDS = {
     summary: 'write the profile of a running deployment to stdout or --out, and with --faults-out a faults file of its latencies, timed over n more requests of each endpoint; the token may come from INVENTORY_TOKEN instead',
   },
   validate: { usage: 'validate <profile-file>', summary: 'check a profile file as start-up does' },
-  help: { usage: 'help', summary: 'this text (also --help, -h)' },
+  help: { usage: 'help [command]', summary: 'this text (also --help, -h); of one command, its usage (also <command> --help)' },
   version: { usage: 'version', summary: 'the version of the service (also --version)' },
 } as const

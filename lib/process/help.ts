@@ -17,3 +17,10 @@ export function help (): string {
     '\nenvironment variables of serve:\n', ...variables,
   ].join('')
 }
+
+/** `<command> --help` and `help <command>`: the command's usage and what it does; serve's is the whole help, with its variables. */
+export function commandHelp (command: keyof typeof COMMANDS): string {
+  if (command === 'serve') return help()
+  const { usage, summary } = COMMANDS[command]
+  return `usage: ${PROGRAM} ${usage}\n  ${summary}\n`
+}

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { capture, CaptureError } from '../../lib/inventory/capture.ts'
 import { captureCommand } from '../../lib/process/capture.ts'
+import { run as runCommand } from '../../lib/process/cli.ts'
 import { help } from '../../lib/process/help.ts'
 import type { ProfileObjectType } from '../../schemas/profile.ts'
 import { DEFAULT_PROFILE } from '../helpers/build.ts'
@@ -380,10 +381,26 @@ t.test('a wrong command line: the problem and the usage, exit 2, nothing asked; 
   t.same(await command(['survey']), {
     code: 2,
     stdout: '',
-    stderr: 'unknown command "survey"\nusage: inventory-status-api [serve | capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] [--faults-out <file> [--samples <n>]] | validate <profile-file> | help | version]\n',
+    stderr: 'unknown command "survey"\nusage: inventory-status-api [serve | capture <base-url> [--token <key>] [--out <file>] [--timeout <seconds>] [--faults-out <file> [--samples <n>]] | validate <profile-file> | help [command] | version]\n',
   })
   const helps = await Promise.all(['help', '--help', '-h'].map((asked) => command([asked])))
   t.same(helps, Array(3).fill({ code: 0, stdout: help(), stderr: '' }), 'help, --help and -h print the help')
+  // One command's: its usage and what it does, in this process (stdout is tap's, captured meanwhile).
+  const helpOf = async (args: string[]) => {
+    const stdout = t.capture(process.stdout, 'write')
+    try {
+      await runCommand(args)
+      return { code: process.exitCode ?? 0, stdout: stdout.args().join('') }
+    } finally {
+      stdout.restore()
+    }
+  }
+  const validateHelp = 'usage: inventory-status-api validate <profile-file>\n  check a profile file as start-up does\n'
+  for (const args of [['validate', '--help'], ['validate', 'profile.json', '-h'], ['help', 'validate']]) {
+    t.same(await helpOf(args), { code: 0, stdout: validateHelp }, `${args.join(' ')}: the command's usage`)
+  }
+  t.match(await helpOf(['capture', base, '--help']), { code: 0, stdout: /^usage: inventory-status-api capture <base-url> [^]*INVENTORY_TOKEN instead\n$/ }, 'capture --help: nothing asked')
+  t.same(await helpOf(['serve', '--help']), { code: 0, stdout: help() }, 'serve --help: the whole help, with the variables')
   t.same(await command(['serve', '--port', '80']), {
     code: 2,
     stdout: '',

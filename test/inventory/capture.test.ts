@@ -399,7 +399,8 @@ t.test('a wrong command line: the problem and the usage, exit 2, nothing asked; 
   for (const args of [['validate', '--help'], ['validate', 'profile.json', '-h'], ['help', 'validate']]) {
     t.same(await helpOf(args), { code: 0, stdout: validateHelp }, `${args.join(' ')}: the command's usage`)
   }
-  t.match(await helpOf(['capture', base, '--help']), { code: 0, stdout: /^usage: inventory-status-api capture <base-url> [^]*INVENTORY_TOKEN instead\n$/ }, 'capture --help: nothing asked')
+  t.match(await helpOf(['capture', base, '--help']), { code: 0, stdout: /^usage: inventory-status-api capture <base-url> [^]*INVENTORY_TOKEN instead\n$/ }, 'capture --help: its usage')
+  t.same(requests, [], 'and nothing asked of the deployment')
   t.same(await helpOf(['serve', '--help']), { code: 0, stdout: help() }, 'serve --help: the whole help, with the variables')
   t.same(await command(['serve', '--port', '80']), {
     code: 2,

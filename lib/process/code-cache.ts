@@ -41,12 +41,14 @@ export function codeCacheFile (env: NodeJS.ProcessEnv, file: string): string | u
  * Runs the bundle's commands' file, one CommonJS function that takes `import.meta`'s url besides
  * CommonJS's arguments, from the code V8 compiled of it at an earlier start when that code is kept
  * in `cacheFile`: every function that start had run, where Node's compile cache holds only what V8
- * compiles as it reads a file. The file is read as Latin-1 (it is ASCII): one
- * string, which Node keeps outside V8's heap.
+ * compiles as it reads a file. The file is read as Latin-1 (it is ASCII): one string, which Node
+ * keeps outside V8's heap; its bytes' memory then takes the kept code.
  */
 export function loadBundle (file: string, cacheFile: string | undefined): LoadedBundle {
-  const cachedData = cacheFile === undefined ? undefined : readIfThere(cacheFile)
-  let script: Script | undefined = new vm.Script(fs.readFileSync(file, 'latin1'), { filename: file, cachedData })
+  const bytes = fs.readFileSync(file)
+  const text = bytes.toString('latin1')
+  const cachedData = cacheFile === undefined ? undefined : readIfThere(cacheFile, bytes)
+  let script: Script | undefined = new vm.Script(text, { filename: file, cachedData })
   const read = cachedData !== undefined && !script.cachedDataRejected
   if (cachedData !== undefined) debug('%s %s', read ? 'read' : 'refused', cacheFile)
   const module = { exports: {} }
@@ -61,9 +63,20 @@ export function loadBundle (file: string, cacheFile: string | undefined): Loaded
   }
 }
 
-function readIfThere (file: string): Buffer | undefined {
+/**
+ * The kept code, read into `memory` (the text's bytes, copied into its string by then) where it fits:
+ * memory the process has touched already, where a buffer of its own would be pages touched anew.
+ */
+function readIfThere (file: string, memory: Buffer): Buffer | undefined {
   try {
-    return fs.readFileSync(file)
+    const fd = fs.openSync(file, 'r')
+    try {
+      const { size } = fs.fstatSync(fd)
+      const into = size <= memory.length ? memory : Buffer.allocUnsafeSlow(size)
+      return into.subarray(0, fs.readSync(fd, into, 0, size, 0))
+    } finally {
+      fs.closeSync(fd)
+    }
   } catch {
     return undefined
   }

@@ -49,6 +49,21 @@ t.test('the code is kept once, then read: a start that read it does not write it
   t.ok(readsKept(file, cache), 'read at the next load, and not written again')
 })
 
+t.test('the kept code is read into the memory the text was read into where it fits, and read as well where it does not', async (t) => {
+  // A text longer than its code (a long comment, of which V8 keeps no code), and the short one.
+  for (const [what, text] of [['a longer text', `${COMMANDS}\n/*${'x'.repeat(64 * 1024)}*/\n`], ['a shorter text', COMMANDS]] as const) {
+    await t.test(what, async (t) => {
+      const file = commands(t, { 'commands.cjs': text })
+      const cache = join(file, '../commands.code')
+      loadBundle(file, cache).keep()
+      const code = readFileSync(cache).length
+      t.equal(code <= text.length, what === 'a longer text', `${code} bytes of code, ${text.length} of text`)
+      t.ok(readsKept(file, cache), 'the code read at the next load')
+      t.equal((loadBundle(file, undefined).exports.twice as (n: number) => number)(4), 8, 'the commands run')
+    })
+  }
+})
+
 t.test('code V8 refuses (another text, other flags, a torn file) is compiled afresh and kept anew', async (t) => {
   const file = commands(t, { 'commands.code': 'not code' })
   const cache = join(file, '../commands.code')

@@ -8,9 +8,9 @@ import { version } from '../version.ts'
 /**
  * Runs the command a command line names: `serve` (the default) starts the service; `capture`
  * and `validate` are the profile tools; `help` lists them all, and `help <command>` or
- * `<command> --help` gives one's usage. A cluster worker runs the entry
- * point again with the primary's arguments, and so serves too. `keepCode`: the bundle's, which
- * keeps V8's code of it for the next start (code-cache.ts), called once the service has answered.
+ * `<command> --help` gives one's usage. A cluster worker runs the entry point again with the
+ * primary's arguments, and so serves too. `keepCode`: the bundle's, which keeps V8's code of it
+ * for the next start (code-cache.ts), called once the service has answered.
  */
 export async function run ([command = 'serve', ...args]: string[], keepCode = () => {}): Promise<void> {
   if (isCommand(command) && (args.includes('--help') || args.includes('-h'))) {

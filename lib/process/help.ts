@@ -18,7 +18,10 @@ export function help (): string {
   ].join('')
 }
 
-/** `<command> --help` and `help <command>`: the command's usage and what it does; serve's is the whole help, with its variables. */
+/**
+ * `<command> --help` and `help <command>`: the command's usage and what it does; serve's is the
+ * whole help, with its variables.
+ */
 export function commandHelp (command: keyof typeof COMMANDS): string {
   if (command === 'serve') return help()
   const { usage, summary } = COMMANDS[command]
